@@ -1,0 +1,188 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/render"
+	"github.com/mcpctl/mcpctl/schema"
+)
+
+// CallOptions are the options of `mcpctl call`.
+type CallOptions struct {
+	Factory  *Factory
+	Server   ServerOptions
+	Output   OutputOptions
+	Tool     string
+	Args     []string
+	ArgsJSON string
+	SaveDir  string
+}
+
+// NewCmdCall builds `mcpctl call`. runF replaces the run function in tests.
+func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
+	opts := &CallOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "call <tool> [key=value | key:=json | key=@file ...] [flags] [-- server command...]",
+		Short: "Call a tool",
+		Long: `Call a tool with arguments typed by its inputSchema.
+
+Arguments follow the httpie convention:
+  key=value     typed by the tool's inputSchema (integer, number, boolean
+                parsed; string kept)
+  key:=json     a raw JSON value, e.g. tags:='["a","b"]'
+  key=@file     the file's contents
+  --args JSON   the whole arguments object (or @file, or - for stdin);
+                key=value arguments are merged over it
+
+Text content is printed; images and audio are saved to files under
+--save-dir (a fresh temporary folder by default) and their paths printed;
+resource links and embedded resources are shown with URI and MIME type;
+structuredContent is printed as JSON. -o json prints the protocol result.
+
+A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
+		Example: `  mcpctl call --demo add a=2 b=3
+  mcpctl call --demo echo message='hello world'
+  mcpctl call --demo weather city=Paris days=3 -o json
+  mcpctl call --demo image --save-dir ./out
+  mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			args = setServerArgs(cmd, args, &opts.Server)
+			if len(args) == 0 {
+				return flagErrorf("call needs the name of a tool, e.g. mcpctl call --demo echo message=hi")
+			}
+			opts.Tool, opts.Args = args[0], args[1:]
+			if err := opts.Output.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return callRun(cmd.Context(), opts)
+		},
+	}
+	addServerFlags(cmd, &opts.Server)
+	addOutputFlags(cmd, &opts.Output)
+	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
+	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs (default: a new temporary folder)")
+	return cmd
+}
+
+func callRun(ctx context.Context, opts *CallOptions) error {
+	f := opts.Factory
+	s, err := f.Connect(ctx, &opts.Server)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	tools, err := s.ListTools(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the tools of %s to find %q: %w", s.name, opts.Tool, err)
+	}
+	tool := findTool(tools, opts.Tool)
+	if tool == nil {
+		return unknownToolError(opts.Tool, tools)
+	}
+	args, err := schema.ParseArgs(opts.Args, tool.InputSchema, schema.ArgOptions{
+		Stdin:    f.IOStreams.In,
+		ArgsJSON: opts.ArgsJSON,
+	})
+	if err != nil {
+		return err
+	}
+	res, err := s.CallTool(ctx, tool.Name, args, client.CallOptions{ProgressToken: "mcpctl-call"})
+	if f.IOStreams.IsStderrTTY() {
+		// Clear a progress line, if one was drawn.
+		fmt.Fprint(f.IOStreams.ErrOut, "\r\x1b[K")
+	}
+	if err != nil {
+		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.name, err)
+	}
+	p := f.printer()
+	if opts.Output.isJSON() {
+		if err := p.JSON(res); err != nil {
+			return err
+		}
+	} else if err := printToolResult(p, res, opts.SaveDir); err != nil {
+		return err
+	}
+	if res.IsError {
+		return &ExitCodeError{Code: ExitToolError, Msg: fmt.Sprintf("tool %q reported an error (isError: true)", tool.Name)}
+	}
+	return nil
+}
+
+func printToolResult(p *render.Printer, res *client.CallToolResult, saveDir string) error {
+	if _, err := p.Content(res.Content, render.ContentOptions{SaveDir: saveDir}); err != nil {
+		return err
+	}
+	if len(res.StructuredContent) > 0 {
+		return p.Structured(res.StructuredContent)
+	}
+	return nil
+}
+
+func findTool(tools []client.Tool, name string) *client.Tool {
+	for i := range tools {
+		if tools[i].Name == name {
+			return &tools[i]
+		}
+	}
+	return nil
+}
+
+// unknownToolError names the tool, the closest names and how to list them.
+func unknownToolError(name string, tools []client.Tool) error {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("the server has no tool %q", name)
+	if close := closest(name, names); close != "" {
+		msg += fmt.Sprintf("; did you mean %q?", close)
+	} else if len(names) > 0 && len(names) <= 20 {
+		msg += "; its tools are: " + strings.Join(names, ", ")
+	}
+	msg += " (see: mcpctl list)"
+	return &FlagError{Err: fmt.Errorf("%s", msg)}
+}
+
+// closest returns the candidate within a small edit distance of name.
+func closest(name string, candidates []string) string {
+	best, bestDist := "", len(name)/3+2
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,184 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/client"
+)
+
+// ConnectOptions are the options of `mcpctl connect`.
+type ConnectOptions struct {
+	Factory *Factory
+	Server  ServerOptions
+	Output  OutputOptions
+}
+
+// NewCmdConnect builds `mcpctl connect`. runF replaces the run function in tests.
+func NewCmdConnect(f *Factory, runF func(*ConnectOptions) error) *cobra.Command {
+	opts := &ConnectOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "connect [flags] [-- server command...]",
+		Short: "Handshake with a server and show what it is and what it can do",
+		Long: `Perform the MCP handshake and show the server's name, title and version,
+the negotiated protocol version, its capabilities and instructions, how many
+tools, resources, resource templates and prompts it offers, and how long the
+handshake took.
+
+-o json prints {"initialize": <the initialize result>, "counts": {...},
+"timingsMs": {...}}.`,
+		Example: `  mcpctl connect --demo
+  mcpctl connect -o json --demo
+  mcpctl connect -- npx -y @modelcontextprotocol/server-everything`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			args = setServerArgs(cmd, args, &opts.Server)
+			if len(args) > 0 {
+				return flagErrorf("connect takes no arguments before --, got %q", args)
+			}
+			if err := opts.Output.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return connectRun(cmd.Context(), opts)
+		},
+	}
+	addServerFlags(cmd, &opts.Server)
+	addOutputFlags(cmd, &opts.Output)
+	return cmd
+}
+
+// connectSummary is what connect prints with -o json.
+type connectSummary struct {
+	Initialize *client.InitializeResult `json:"initialize"`
+	Counts     map[string]int           `json:"counts"`
+	Timings    map[string]float64       `json:"timingsMs"`
+}
+
+func connectRun(ctx context.Context, opts *ConnectOptions) error {
+	f := opts.Factory
+	start := time.Now()
+	s, err := f.Connect(ctx, &opts.Server)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	connected := time.Since(start)
+
+	counts := map[string]int{}
+	listStart := time.Now()
+	count := func(capability, key string, list func(context.Context) (int, error)) error {
+		if !s.HasCapability(capability) {
+			return nil
+		}
+		n, err := list(ctx)
+		if err != nil {
+			return fmt.Errorf("counting %s of %s: %w", key, s.name, err)
+		}
+		counts[key] = n
+		return nil
+	}
+	if err := count("tools", "tools", func(ctx context.Context) (int, error) { l, err := s.ListTools(ctx); return len(l), err }); err != nil {
+		return err
+	}
+	if err := count("resources", "resources", func(ctx context.Context) (int, error) { l, err := s.ListResources(ctx); return len(l), err }); err != nil {
+		return err
+	}
+	if err := count("resources", "resourceTemplates", func(ctx context.Context) (int, error) {
+		l, err := s.ListResourceTemplates(ctx)
+		return len(l), err
+	}); err != nil {
+		return err
+	}
+	if err := count("prompts", "prompts", func(ctx context.Context) (int, error) { l, err := s.ListPrompts(ctx); return len(l), err }); err != nil {
+		return err
+	}
+	listing := time.Since(listStart)
+
+	init := s.InitializeResult()
+	p := f.printer()
+	if opts.Output.isJSON() {
+		return p.JSON(connectSummary{
+			Initialize: init,
+			Counts:     counts,
+			Timings: map[string]float64{
+				"handshake": ms(s.HandshakeTime()),
+				"connect":   ms(connected),
+				"lists":     ms(listing),
+			},
+		})
+	}
+	info := init.ServerInfo
+	fields := [][2]string{{"Server", info.Name}}
+	if info.Title != "" {
+		fields = append(fields, [2]string{"Title", info.Title})
+	}
+	fields = append(fields,
+		[2]string{"Version", info.Version},
+		[2]string{"Protocol", init.ProtocolVersion},
+		[2]string{"Capabilities", describeCapabilities(init.Capabilities)},
+	)
+	for _, k := range []struct{ key, label string }{
+		{"tools", "Tools"}, {"resources", "Resources"}, {"resourceTemplates", "Templates"}, {"prompts", "Prompts"},
+	} {
+		if n, ok := counts[k.key]; ok {
+			fields = append(fields, [2]string{k.label, strconv.Itoa(n)})
+		}
+	}
+	fields = append(fields, [2]string{"Timings", fmt.Sprintf("handshake %s, connected in %s, lists %s", round(s.HandshakeTime()), round(connected), round(listing))})
+	p.Fields(fields)
+	if init.Instructions != "" {
+		fmt.Fprintln(p.Out)
+		fmt.Fprintln(p.Out, p.Heading("Instructions"))
+		fmt.Fprintln(p.Out, strings.TrimRight(init.Instructions, "\n"))
+	}
+	return nil
+}
+
+// describeCapabilities lists capability names with their sub-flags, e.g.
+// "prompts (listChanged), resources (subscribe, listChanged), tools".
+func describeCapabilities(caps map[string]json.RawMessage) string {
+	if len(caps) == 0 {
+		return "none"
+	}
+	names := make([]string, 0, len(caps))
+	for name := range caps {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, 0, len(names))
+	for _, name := range names {
+		var sub map[string]json.RawMessage
+		_ = json.Unmarshal(caps[name], &sub)
+		var flags []string
+		for k, v := range sub {
+			if string(v) != "false" {
+				flags = append(flags, k)
+			}
+		}
+		sort.Strings(flags)
+		if len(flags) > 0 {
+			parts = append(parts, name+" ("+strings.Join(flags, ", ")+")")
+		} else {
+			parts = append(parts, name)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func round(d time.Duration) time.Duration {
+	if d > time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Microsecond)
+}

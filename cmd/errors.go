@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/schema"
+)
+
+// Exit codes, documented in the README and in `mcpctl --help`.
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitRPCError    = 3
+	ExitToolError   = 4
+	ExitValidation  = 5
+	ExitSignature   = 6
+	ExitTimeout     = 7
+	ExitInterrupted = 130
+)
+
+const exitCodeHelp = `Exit codes:
+  0    success
+  1    error: connection, transport, protocol, internal
+  2    usage error (bad flags or arguments to mcpctl itself)
+  3    the server answered with a JSON-RPC error
+  4    the tool ran and returned isError: true
+  5    validation failed
+  6    signature verification failed
+  7    timed out
+  130  interrupted (Ctrl-C); the in-flight request was cancelled`
+
+// FlagError is a usage error: bad flags or arguments to mcpctl itself.
+// Hint asks for the "see --help" line, useful when the error is about the
+// command line's syntax rather than a value.
+type FlagError struct {
+	Err  error
+	Hint bool
+}
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// flagErrorf builds a [FlagError].
+func flagErrorf(format string, args ...any) error {
+	return &FlagError{Err: fmt.Errorf(format, args...)}
+}
+
+// ExitCodeError carries an exit code for an outcome the command has already
+// reported (for example a tool result with isError, printed in full). Msg, if
+// set, is printed as the error line.
+type ExitCodeError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitCodeError) Error() string {
+	if e.Msg == "" {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Msg
+}
+
+// exitCode maps an error to the documented exit code. This is the one place
+// that does so.
+func exitCode(err error, interrupted bool) int {
+	var (
+		flagErr  *FlagError
+		argErr   *schema.ArgError
+		codeErr  *ExitCodeError
+		rpcErr   *client.RPCError
+		timeout  *client.TimeoutError
+		deadline = errors.Is(err, context.DeadlineExceeded)
+	)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &codeErr):
+		return codeErr.Code
+	case interrupted && errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.As(err, &flagErr), errors.As(err, &argErr), isCobraUsageError(err):
+		return ExitUsage
+	case errors.As(err, &timeout), deadline:
+		return ExitTimeout
+	case errors.As(err, &rpcErr):
+		return ExitRPCError
+	}
+	return ExitError
+}
+
+// isCobraUsageError recognises the errors cobra returns for unknown commands
+// and bad arguments, which it does not type.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument"} {
+		if strings.HasPrefix(msg, prefix) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,112 @@
+// Package cmd holds mcpctl's cobra commands: one file per command, each with
+// its options struct, constructor and run function. Commands parse flags,
+// build options and call a run function; protocol work lives in client and
+// transport, output in render. [Main] is the only place that maps errors to
+// exit codes.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/render"
+)
+
+// Main runs mcpctl with os.Args and returns the process exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ios := System()
+	return run(ctx, ios, os.Args[1:])
+}
+
+// run executes one command line; tests call it with [Test] streams.
+func run(ctx context.Context, ios *IOStreams, args []string) int {
+	root := NewCmdRoot(NewFactory(ios))
+	root.SetArgs(args)
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	interrupted := ctx.Err() != nil
+	code := exitCode(err, interrupted)
+	msg := err.Error()
+	switch code {
+	case ExitInterrupted:
+		msg = "interrupted: " + msg
+	}
+	var codeErr *ExitCodeError
+	if errors.As(err, &codeErr) && codeErr.Msg == "" {
+		return code
+	}
+	fmt.Fprintln(ios.ErrOut, render.ErrorLine(msg, ios.ColorErrEnabled()))
+	var flagErr *FlagError
+	if code == ExitUsage && (isCobraUsageError(err) || errors.As(err, &flagErr) && flagErr.Hint) {
+		fmt.Fprintln(ios.ErrOut, "Run 'mcpctl --help' or 'mcpctl COMMAND --help' for usage.")
+	}
+	return code
+}
+
+// NewCmdRoot builds the whole command tree. It uses no package-level state,
+// so tests may build it many times.
+func NewCmdRoot(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mcpctl <command> [flags] [-- server command...]",
+		Short: "Inspect and exercise MCP servers",
+		Long: `mcpctl inspects and exercises MCP (Model Context Protocol) servers: it shows
+what a server is and what it offers, calls its tools with arguments checked
+against their schemas, reads resources and gets prompts.
+
+Choose the server on every command:
+  --demo                    the built-in demo server (nothing to install)
+  -- COMMAND [ARGS...]      a stdio server, started without a shell
+
+Data goes to stdout, progress, warnings, server stderr and errors to stderr.
+Output is a table on a terminal, tab-separated text when piped, and the
+protocol result as JSON with -o json.
+
+` + exitCodeHelp,
+		Example: `  mcpctl list --demo
+  mcpctl call --demo add a=2 b=3
+  mcpctl list -- npx -y @modelcontextprotocol/server-everything
+  mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       Version,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &FlagError{Err: err, Hint: true}
+	})
+	root.AddCommand(
+		NewCmdConnect(f, nil),
+		NewCmdList(f, nil),
+		NewCmdCall(f, nil),
+		NewCmdRead(f, nil),
+		NewCmdPrompt(f, nil),
+		NewCmdVersion(f),
+	)
+	return root
+}
+
+// NewCmdVersion prints mcpctl's version.
+func NewCmdVersion(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print mcpctl's version",
+		Args:    cobra.NoArgs,
+		Example: "  mcpctl version",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := fmt.Fprintf(f.IOStreams.Out, "mcpctl %s\n", Version)
+			return err
+		},
+	}
+}

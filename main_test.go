@@ -1,0 +1,212 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mcpctl/mcpctl/cmd"
+	"github.com/mcpctl/mcpctl/internal/testserver"
+)
+
+// TestMain turns the test binary into mcpctl and the test servers when the
+// scripts exec them by name.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mcpctl":     func() { os.Exit(cmd.Main()) },
+		"testserver": func() { os.Exit(testserver.Main()) },
+	})
+}
+
+// everythingPath is the npm reference server installed by
+// scripts/install-tools.sh, or "" if it is not installed.
+func everythingPath(t testing.TB) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(wd, ".tools", "node_modules", ".bin", "mcp-server-everything")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// interopRequired reports whether a missing reference server must fail the
+// run rather than skip the interop scripts (CI, and the README test command).
+func interopRequired() bool {
+	return os.Getenv("CI") == "true" || os.Getenv("MCPCTL_REQUIRE_INTEROP") == "1"
+}
+
+func TestScript(t *testing.T) {
+	everything := everythingPath(t)
+	if everything == "" && interopRequired() {
+		t.Fatal("the reference server is not installed: run bash scripts/install-tools.sh (CI and the README test command require the interop tests)")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("MCPCTL_UPDATE") == "1",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("EVERYTHING", everything)
+			env.Setenv("NO_COLOR", "")
+			env.Setenv("COLUMNS", "100")
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "everything":
+				return everything != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": cmdExitCode,
+			"waitfile": cmdWaitFile,
+			"gone":     cmdGone,
+			"sigint":   cmdSigint,
+			"filesize": cmdFileSize,
+		},
+	})
+}
+
+// exitcode N prog args... runs prog and checks that it exits with status N.
+// stdout and stderr are kept for the following assertions, as with exec.
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N prog [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var exitErr *exec.ExitError
+		if !errors.As(err, &exitErr) {
+			ts.Fatalf("running %s: %v", args[1], err)
+		}
+		got = exitErr.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// waitfile FILE waits (up to 30 s) until FILE exists; servers create such
+// files to say they reached a point, so scripts need no sleeps.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	waitForFile(ts, ts.MkAbs(args[0]))
+}
+
+func waitForFile(ts *testscript.TestScript, path string) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not appear within 30s", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// gone PIDFILE checks that the process whose pid is in PIDFILE no longer
+// exists (not even as a zombie).
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: gone PIDFILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	ts.Check(err)
+	alive := syscall.Kill(pid, 0) == nil
+	if alive == !neg {
+		if neg {
+			ts.Fatalf("process %d is gone, want it running", pid)
+		}
+		ts.Fatalf("process %d is still running", pid)
+	}
+}
+
+// sigint READYFILE N prog args... starts prog, waits for READYFILE to appear,
+// sends SIGINT (as Ctrl-C does) and checks that prog exits with status N.
+func cmdSigint(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: sigint READYFILE N prog [args...]")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	path, err := lookPath(ts, args[2])
+	ts.Check(err)
+	c := exec.Command(path, args[3:]...)
+	c.Dir = ts.Getenv("WORK")
+	c.Env = environ(ts)
+	c.Stdout = ts.Stdout()
+	c.Stderr = ts.Stderr()
+	ts.Check(c.Start())
+	waitForFile(ts, ts.MkAbs(args[0]))
+	ts.Check(c.Process.Signal(os.Interrupt))
+	err = c.Wait()
+	got := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		got = exitErr.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("waiting for %s: %v", args[2], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d after SIGINT, want %d", args[2], got, want)
+	}
+}
+
+// filesize FILE N checks that FILE holds exactly N bytes.
+func cmdFileSize(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: filesize FILE N")
+	}
+	fi, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	want, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	if fi.Size() != want {
+		ts.Fatalf("%s has %d bytes, want %d", args[0], fi.Size(), want)
+	}
+}
+
+func lookPath(ts *testscript.TestScript, name string) (string, error) {
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found in the script's PATH", name)
+}
+
+func environ(ts *testscript.TestScript) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if v := ts.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	for _, k := range []string{"PATH", "HOME", "WORK", "TMPDIR", "EVERYTHING", "NO_COLOR", "COLUMNS"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
+}

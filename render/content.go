@@ -1,0 +1,426 @@
+package render
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/client"
+)
+
+// ContentOptions say where decoded binary content goes and how much is
+// said around it.
+type ContentOptions struct {
+	// SaveDir receives images, audio and resource blobs, created if missing.
+	// Files in it named like the ones written (image-1.png) are replaced.
+	// Empty means a fresh temporary directory named mcpctl-*, created on
+	// the first binary block only.
+	SaveDir string
+	// Bare leaves out the "[resource] URI (mimeType)" line above an
+	// embedded resource's text, so that reading one resource into a file
+	// gives exactly its text.
+	Bare bool
+}
+
+// Content writes the content blocks of a tool result and returns the files
+// it wrote.
+//
+//   - text: as is, with a trailing newline added when missing; large texts
+//     are written straight from the block, never copied;
+//   - image, audio: base64-decoded into SaveDir as image-N.png, audio-N.wav,
+//     … (N counts the files of this call, the extension follows the MIME
+//     type, .bin when unknown), then a line such as
+//     "[image image/png, 1234 bytes] saved to /tmp/mcpctl-123/image-1.png";
+//   - resource_link: "[resource link] URI (name, mimeType) - description";
+//   - resource (embedded): "[resource] URI (mimeType)" then its text, or
+//     "[resource] URI (mimeType, N bytes) saved to FILE" for a blob;
+//   - any other type: its JSON as the server sent it.
+//
+// The bracketed markers are dim on a colour terminal. A block that cannot
+// be decoded does not stop the others: its error, which names the block as
+// content[i], is joined into the returned error. An error writing to Out
+// stops at once.
+func (p *Printer) Content(blocks []client.Content, opts ContentOptions) ([]string, error) {
+	cw := p.contentWriter(opts)
+	var errs []error
+	for i, c := range blocks {
+		err := cw.block(c)
+		if err = classify(err, "content["+strconv.Itoa(i)+"]", &errs); err != nil {
+			return cw.files, err
+		}
+	}
+	return cw.files, errors.Join(errs...)
+}
+
+// Messages writes the messages of a prompts/get result, each under a role
+// header ("── user ──" on a terminal, "[user]" otherwise) followed by its
+// content block, written as [Printer.Content] writes blocks; binary content
+// is saved as opts say. Block errors name the block as messages[i].content.
+func (p *Printer) Messages(msgs []client.PromptMessage, opts ContentOptions) error {
+	cw := p.contentWriter(opts)
+	var errs []error
+	for i, m := range msgs {
+		var header string
+		switch {
+		case !p.TTY:
+			header = "[" + m.Role + "]\n"
+		case i == 0:
+			header = cw.st.role.Render("── "+m.Role+" ──") + "\n"
+		default:
+			// A blank line between messages on a terminal.
+			header = "\n" + cw.st.role.Render("── "+m.Role+" ──") + "\n"
+		}
+		if _, err := io.WriteString(cw.out, header); err != nil {
+			return err
+		}
+		err := cw.block(m.Content)
+		if err = classify(err, "messages["+strconv.Itoa(i)+"].content", &errs); err != nil {
+			return err
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Structured writes a tool result's structuredContent as indented JSON,
+// under a dim "structuredContent:" label on a terminal. Empty raw writes
+// nothing.
+func (p *Printer) Structured(raw json.RawMessage) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	if p.TTY {
+		if _, err := io.WriteString(p.out(), p.styles().dim.Render("structuredContent:")+"\n"); err != nil {
+			return err
+		}
+	}
+	return p.JSON(raw)
+}
+
+func (p *Printer) contentWriter(opts ContentOptions) *contentWriter {
+	return &contentWriter{out: p.out(), st: p.styles(), dir: opts.SaveDir, bare: opts.Bare}
+}
+
+// contentWriter carries what the blocks of one call share: the save
+// directory, created lazily, the file counter and the files written.
+type contentWriter struct {
+	out   io.Writer
+	st    styles
+	dir   string
+	bare  bool
+	ready bool
+	n     int
+	files []string
+}
+
+// blockError is a problem with one block's data, as opposed to a failure to
+// write output, which ends the whole call.
+type blockError struct{ err error }
+
+func (e *blockError) Error() string { return e.err.Error() }
+func (e *blockError) Unwrap() error { return e.err }
+
+// classify adds a block error, prefixed with where, to errs and returns nil,
+// or returns any other error for the caller to stop with.
+func classify(err error, where string, errs *[]error) error {
+	if err == nil {
+		return nil
+	}
+	var be *blockError
+	if errors.As(err, &be) {
+		*errs = append(*errs, fmt.Errorf("%s: %w", where, be.err))
+		return nil
+	}
+	return err
+}
+
+func (cw *contentWriter) block(c client.Content) error {
+	out := cw.out
+	switch c.Type {
+	case "text":
+		return writeText(out, c.Text)
+	case "image", "audio":
+		desc := c.Type
+		if c.MIMEType != "" {
+			desc += " " + c.MIMEType
+		}
+		file, size, err := cw.save(c.Type, extFor(c.MIMEType, ""), c.Data)
+		if err != nil {
+			return &blockError{fmt.Errorf("%s: %w", desc, err)}
+		}
+		return cw.line(fmt.Sprintf("[%s, %d bytes]", desc, size), " saved to "+file)
+	case "resource_link":
+		var b strings.Builder
+		b.WriteString(c.URI)
+		b.WriteString(parens(c.Name, c.MIMEType))
+		if c.Description != "" {
+			b.WriteString(" - ")
+			b.WriteString(ttyCell(c.Description))
+		}
+		return cw.line("[resource link]", " "+b.String())
+	case "resource":
+		if c.Resource == nil {
+			return cw.line("[resource]", " (missing resource)")
+		}
+		return cw.resource(c.Resource)
+	default:
+		raw := c.Raw
+		if raw == nil {
+			var err error
+			if raw, err = json.Marshal(c); err != nil {
+				return &blockError{err}
+			}
+		}
+		if _, err := out.Write(raw); err != nil {
+			return err
+		}
+		_, err := io.WriteString(out, "\n")
+		return err
+	}
+}
+
+func (cw *contentWriter) resource(r *client.ResourceContents) error {
+	switch {
+	case r.Blob != nil:
+		file, size, err := cw.save("resource", extFor(r.MIMEType, r.URI), *r.Blob)
+		if err != nil {
+			return &blockError{fmt.Errorf("resource %s: %w", r.URI, err)}
+		}
+		return cw.line("[resource]", " "+r.URI+parens(r.MIMEType, strconv.Itoa(size)+" bytes")+" saved to "+file)
+	case r.Text != nil:
+		if cw.bare {
+			return writeText(cw.out, *r.Text)
+		}
+		if err := cw.line("[resource]", " "+r.URI+parens(r.MIMEType)); err != nil {
+			return err
+		}
+		return writeText(cw.out, *r.Text)
+	default:
+		return cw.line("[resource]", " "+r.URI+parens(r.MIMEType)+" (no text or blob)")
+	}
+}
+
+// line writes a marker, dim on a colour terminal, then rest and a newline.
+func (cw *contentWriter) line(marker, rest string) error {
+	_, err := io.WriteString(cw.out, cw.st.dim.Render(marker)+rest+"\n")
+	return err
+}
+
+// writeText writes s and ends it with a newline. Text blocks can be tens of
+// megabytes, so s is never copied whole: see writeString.
+func writeText(w io.Writer, s string) error {
+	if err := writeString(w, s); err != nil {
+		return err
+	}
+	if !strings.HasSuffix(s, "\n") {
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	return nil
+}
+
+// writeString writes s without copying it when w has WriteString (os.File,
+// bytes.Buffer, bufio.Writer do), and through a small reused buffer
+// otherwise, where io.WriteString would convert all of s to a []byte.
+func writeString(w io.Writer, s string) error {
+	if sw, ok := w.(io.StringWriter); ok {
+		_, err := sw.WriteString(s)
+		return err
+	}
+	if len(s) <= textChunk {
+		_, err := w.Write([]byte(s))
+		return err
+	}
+	buf := make([]byte, textChunk)
+	for len(s) > 0 {
+		n := copy(buf, s)
+		if _, err := w.Write(buf[:n]); err != nil {
+			return err
+		}
+		s = s[n:]
+	}
+	return nil
+}
+
+// textChunk is the piece size writeString copies through.
+const textChunk = 64 << 10
+
+// parens formats the non-empty parts as " (a, b)", or "" when all are empty.
+func parens(parts ...string) string {
+	var kept []string
+	for _, s := range parts {
+		if s != "" {
+			kept = append(kept, s)
+		}
+	}
+	if len(kept) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(kept, ", ") + ")"
+}
+
+// save decodes base64 data into the next file of the save directory and
+// returns its path and size.
+func (cw *contentWriter) save(kind, ext, data string) (string, int, error) {
+	if err := cw.ensureDir(); err != nil {
+		return "", 0, err
+	}
+	cw.n++
+	name := filepath.Join(cw.dir, kind+"-"+strconv.Itoa(cw.n)+ext)
+	size, err := decodeToFile(name, data)
+	if err != nil {
+		return "", 0, err
+	}
+	cw.files = append(cw.files, name)
+	return name, size, nil
+}
+
+func (cw *contentWriter) ensureDir() error {
+	if cw.ready {
+		return nil
+	}
+	if cw.dir == "" {
+		dir, err := os.MkdirTemp("", "mcpctl-")
+		if err != nil {
+			return fmt.Errorf("creating a directory for binary content: %w", err)
+		}
+		cw.dir = dir
+	} else if err := os.MkdirAll(cw.dir, 0o755); err != nil {
+		return fmt.Errorf("creating the save directory: %w", err)
+	}
+	cw.ready = true
+	return nil
+}
+
+// decodeToFile writes the bytes that base64 data encodes to name, streaming
+// so that a large blob is never held decoded in memory. It accepts what
+// servers send in practice: padded or unpadded standard base64, line
+// breaks, and a data: URL prefix. A file is left behind only on success.
+func decodeToFile(name, data string) (size int, err error) {
+	if rest, ok := strings.CutPrefix(data, "data:"); ok {
+		if _, payload, found := strings.Cut(rest, ";base64,"); found {
+			data = payload
+		}
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(name)
+		}
+	}()
+	n, err := io.Copy(f, base64.NewDecoder(base64.StdEncoding, strings.NewReader(data)))
+	if err != nil && !strings.Contains(data, "=") && isCorruptInput(err) {
+		// Unpadded input fails only at its very end; decode again without
+		// padding rather than scanning everything first to guess.
+		if _, err2 := f.Seek(0, io.SeekStart); err2 != nil {
+			return 0, err2
+		}
+		if err2 := f.Truncate(0); err2 != nil {
+			return 0, err2
+		}
+		n, err = io.Copy(f, base64.NewDecoder(base64.RawStdEncoding, strings.NewReader(data)))
+	}
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return 0, errors.New("invalid base64: input ends inside a 4-character group")
+	case isCorruptInput(err):
+		return 0, fmt.Errorf("invalid base64: %w", err)
+	case err != nil:
+		return 0, err
+	}
+	return int(n), nil
+}
+
+// isCorruptInput tells malformed base64 from failures to write the file.
+func isCorruptInput(err error) bool {
+	var ce base64.CorruptInputError
+	return errors.As(err, &ce) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// extFor picks a file extension for a MIME type. The table is ours rather
+// than the system's mime.types so that names do not vary between machines.
+// For unknown types, a short extension of the resource URI's path is used
+// when there is one, else ".bin".
+func extFor(mimeType, uri string) string {
+	mt, _, _ := strings.Cut(mimeType, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	switch mt {
+	case "image/png":
+		return ".png"
+	case "image/jpeg", "image/jpg", "image/pjpeg":
+		return ".jpg"
+	case "image/gif":
+		return ".gif"
+	case "image/webp":
+		return ".webp"
+	case "image/svg+xml":
+		return ".svg"
+	case "image/bmp":
+		return ".bmp"
+	case "image/x-icon", "image/vnd.microsoft.icon":
+		return ".ico"
+	case "image/avif":
+		return ".avif"
+	case "audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave":
+		return ".wav"
+	case "audio/mpeg", "audio/mp3":
+		return ".mp3"
+	case "audio/ogg", "audio/opus":
+		return ".ogg"
+	case "audio/flac", "audio/x-flac":
+		return ".flac"
+	case "audio/webm":
+		return ".webm"
+	case "audio/mp4", "audio/aac", "audio/x-m4a":
+		return ".m4a"
+	case "application/pdf":
+		return ".pdf"
+	case "application/json":
+		return ".json"
+	case "application/zip":
+		return ".zip"
+	case "application/gzip":
+		return ".gz"
+	case "text/plain":
+		return ".txt"
+	case "text/html":
+		return ".html"
+	case "text/csv":
+		return ".csv"
+	case "text/markdown":
+		return ".md"
+	}
+	if uri != "" {
+		p := uri
+		if u, err := url.Parse(uri); err == nil && u.Path != "" {
+			p = u.Path
+		}
+		if ext := path.Ext(p); len(ext) >= 2 && len(ext) <= 8 && isAlnum(ext[1:]) {
+			return strings.ToLower(ext)
+		}
+	}
+	return ".bin"
+}
+
+func isAlnum(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}

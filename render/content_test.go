@@ -1,0 +1,379 @@
+package render
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpctl/mcpctl/client"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+func TestContent(t *testing.T) {
+	png := "\x89PNG\r\n\x1a\nnot really"
+	tests := []struct {
+		name      string
+		blocks    []client.Content
+		want      string            // with DIR standing for the save directory
+		wantFiles map[string]string // base name → contents
+		wantErr   string
+	}{
+		{
+			name: "text blocks get one trailing newline",
+			blocks: []client.Content{
+				{Type: "text", Text: "hello"},
+				{Type: "text", Text: "with newline\n"},
+				{Type: "text", Text: ""},
+				{Type: "text", Text: "<b>&</b>"},
+			},
+			want: "hello\nwith newline\n\n<b>&</b>\n",
+		},
+		{
+			name: "image and audio are saved by MIME type",
+			blocks: []client.Content{
+				{Type: "image", MIMEType: "image/png", Data: b64(png)},
+				{Type: "text", Text: "between"},
+				{Type: "audio", MIMEType: "audio/wav", Data: b64("RIFF")},
+				{Type: "image", MIMEType: "image/svg+xml", Data: b64("<svg/>")},
+				{Type: "audio", MIMEType: "audio/mpeg; rate=44100", Data: b64("ID3")},
+				{Type: "image", Data: b64("?")},
+			},
+			want: "[image image/png, 18 bytes] saved to DIR/image-1.png\n" +
+				"between\n" +
+				"[audio audio/wav, 4 bytes] saved to DIR/audio-2.wav\n" +
+				"[image image/svg+xml, 6 bytes] saved to DIR/image-3.svg\n" +
+				"[audio audio/mpeg; rate=44100, 3 bytes] saved to DIR/audio-4.mp3\n" +
+				"[image, 1 bytes] saved to DIR/image-5.bin\n",
+			wantFiles: map[string]string{
+				"image-1.png": png, "audio-2.wav": "RIFF", "image-3.svg": "<svg/>",
+				"audio-4.mp3": "ID3", "image-5.bin": "?",
+			},
+		},
+		{
+			name: "lenient base64: line breaks, no padding, data URL",
+			blocks: []client.Content{
+				{Type: "image", MIMEType: "image/gif", Data: "R0lG\r\nODlh\n"},
+				{Type: "image", MIMEType: "image/jpeg", Data: strings.TrimRight(b64("abcde"), "=")},
+				{Type: "image", MIMEType: "image/webp", Data: "data:image/webp;base64," + b64("RIFFWEBP")},
+			},
+			want: "[image image/gif, 6 bytes] saved to DIR/image-1.gif\n" +
+				"[image image/jpeg, 5 bytes] saved to DIR/image-2.jpg\n" +
+				"[image image/webp, 8 bytes] saved to DIR/image-3.webp\n",
+			wantFiles: map[string]string{"image-1.gif": "GIF89a", "image-2.jpg": "abcde", "image-3.webp": "RIFFWEBP"},
+		},
+		{
+			name: "invalid base64 names the block and the others still print",
+			blocks: []client.Content{
+				{Type: "text", Text: "before"},
+				{Type: "image", MIMEType: "image/png", Data: "not base64!"},
+				{Type: "text", Text: "after"},
+				{Type: "audio", MIMEType: "audio/ogg", Data: b64("OggS")},
+			},
+			want:      "before\nafter\n[audio audio/ogg, 4 bytes] saved to DIR/audio-2.ogg\n",
+			wantFiles: map[string]string{"audio-2.ogg": "OggS"},
+			wantErr:   "content[1]: image image/png: invalid base64: illegal base64 data at input byte 3",
+		},
+		{
+			name: "resource links",
+			blocks: []client.Content{
+				{Type: "resource_link", URI: "file:///a.txt", Name: "a.txt", MIMEType: "text/plain", Description: "A file\nwith lines"},
+				{Type: "resource_link", URI: "test://x", Name: "x"},
+				{Type: "resource_link", URI: "test://bare"},
+			},
+			want: "[resource link] file:///a.txt (a.txt, text/plain) - A file with lines\n" +
+				"[resource link] test://x (x)\n" +
+				"[resource link] test://bare\n",
+		},
+		{
+			name: "embedded resources",
+			blocks: []client.Content{
+				{Type: "resource", Resource: &client.ResourceContents{URI: "test://t", MIMEType: "text/plain", Text: ptr("body")}},
+				{Type: "resource", Resource: &client.ResourceContents{URI: "test://b", MIMEType: "application/pdf", Blob: ptr(b64("%PDF"))}},
+				{Type: "resource", Resource: &client.ResourceContents{URI: "file:///x/data.parquet", Blob: ptr(b64("PAR1"))}},
+				{Type: "resource", Resource: &client.ResourceContents{URI: "test://empty"}},
+				{Type: "resource"},
+			},
+			want: "[resource] test://t (text/plain)\nbody\n" +
+				"[resource] test://b (application/pdf, 4 bytes) saved to DIR/resource-1.pdf\n" +
+				"[resource] file:///x/data.parquet (4 bytes) saved to DIR/resource-2.parquet\n" +
+				"[resource] test://empty (no text or blob)\n" +
+				"[resource] (missing resource)\n",
+			wantFiles: map[string]string{"resource-1.pdf": "%PDF", "resource-2.parquet": "PAR1"},
+		},
+		{
+			name: "unknown types print their JSON",
+			blocks: []client.Content{
+				{Type: "video", Raw: json.RawMessage(`{"type":"video","url":"x"}`)},
+				{Type: "thing", Text: "t"},
+			},
+			want: "{\"type\":\"video\",\"url\":\"x\"}\n{\"type\":\"thing\",\"text\":\"t\"}\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "nested", "out")
+			var out bytes.Buffer
+			p := &Printer{Out: &out}
+			files, err := p.Content(tt.blocks, ContentOptions{SaveDir: dir})
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if gotErr != tt.wantErr {
+				t.Errorf("error = %q, want %q", gotErr, tt.wantErr)
+			}
+			if diff := cmp.Diff(strings.ReplaceAll(tt.want, "DIR", dir), out.String()); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+			gotFiles := map[string]string{}
+			for _, f := range files {
+				if filepath.Dir(f) != dir {
+					t.Errorf("file %s not in %s", f, dir)
+				}
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gotFiles[filepath.Base(f)] = string(b)
+			}
+			if tt.wantFiles == nil {
+				tt.wantFiles = map[string]string{}
+			}
+			if diff := cmp.Diff(tt.wantFiles, gotFiles); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+			// Nothing else is left in the directory, such as a half-written
+			// file of an invalid block.
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != len(files) {
+				t.Errorf("save directory has %d entries, want %d", len(entries), len(files))
+			}
+		})
+	}
+}
+
+func TestContentTempDir(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var out bytes.Buffer
+	p := &Printer{Out: &out}
+
+	files, err := p.Content([]client.Content{{Type: "text", Text: "no binary"}}, ContentOptions{})
+	if err != nil || len(files) != 0 {
+		t.Fatalf("Content = %v, %v", files, err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Fatalf("a directory was created for text only: %v", entries)
+	}
+
+	blocks := []client.Content{
+		{Type: "image", MIMEType: "image/png", Data: b64("one")},
+		{Type: "image", MIMEType: "image/png", Data: b64("two")},
+	}
+	first, err := p.Content(blocks, ContentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := p.Content(blocks, ContentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 2 || len(second) != 2 {
+		t.Fatalf("files %v and %v, want two each", first, second)
+	}
+	dir := filepath.Dir(first[0])
+	if filepath.Dir(dir) != tmp || !strings.HasPrefix(filepath.Base(dir), "mcpctl-") || filepath.Dir(first[1]) != dir {
+		t.Errorf("files %v not in one fresh mcpctl-* directory under %s", first, tmp)
+	}
+	if filepath.Dir(second[0]) == dir {
+		t.Errorf("second call reused directory %s", dir)
+	}
+	if b, _ := os.ReadFile(first[1]); string(b) != "two" {
+		t.Errorf("%s = %q, want %q", first[1], b, "two")
+	}
+}
+
+func TestContentBare(t *testing.T) {
+	var out bytes.Buffer
+	p := &Printer{Out: &out, TTY: true}
+	blocks := []client.Content{{Type: "resource", Resource: &client.ResourceContents{URI: "test://t", MIMEType: "text/plain", Text: ptr("exact")}}}
+	if _, err := p.Content(blocks, ContentOptions{Bare: true}); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "exact\n" {
+		t.Errorf("got %q, want only the text", out.String())
+	}
+}
+
+func TestContentColor(t *testing.T) {
+	blocks := []client.Content{
+		{Type: "text", Text: "plain text"},
+		{Type: "resource_link", URI: "test://x", Name: "x"},
+	}
+	for _, color := range []bool{false, true} {
+		var out bytes.Buffer
+		p := &Printer{Out: &out, TTY: true, Color: color}
+		if _, err := p.Content(blocks, ContentOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		want := "plain text\n[resource link] test://x (x)\n"
+		if color {
+			want = "plain text\n\x1b[2m[resource link]\x1b[0m test://x (x)\n"
+		}
+		if out.String() != want {
+			t.Errorf("color=%v: got %q, want %q", color, out.String(), want)
+		}
+	}
+}
+
+func TestMessages(t *testing.T) {
+	msgs := []client.PromptMessage{
+		{Role: "user", Content: client.Content{Type: "text", Text: "What is in this image?"}},
+		{Role: "user", Content: client.Content{Type: "image", MIMEType: "image/png", Data: b64("png")}},
+		{Role: "assistant", Content: client.Content{Type: "text", Text: "A cat.\n"}},
+		{Role: "user", Content: client.Content{Type: "audio", MIMEType: "audio/wav", Data: "!!"}},
+	}
+	tests := []struct {
+		name string
+		p    Printer
+		want string
+	}{
+		{
+			name: "plain",
+			want: "[user]\nWhat is in this image?\n" +
+				"[user]\n[image image/png, 3 bytes] saved to DIR/image-1.png\n" +
+				"[assistant]\nA cat.\n" +
+				"[user]\n",
+		},
+		{
+			name: "tty",
+			p:    Printer{TTY: true},
+			want: "── user ──\nWhat is in this image?\n" +
+				"\n── user ──\n[image image/png, 3 bytes] saved to DIR/image-1.png\n" +
+				"\n── assistant ──\nA cat.\n" +
+				"\n── user ──\n",
+		},
+		{
+			name: "tty colour",
+			p:    Printer{TTY: true, Color: true},
+			want: "\x1b[1;35m── user ──\x1b[0m\nWhat is in this image?\n" +
+				"\n\x1b[1;35m── user ──\x1b[0m\n\x1b[2m[image image/png, 3 bytes]\x1b[0m saved to DIR/image-1.png\n" +
+				"\n\x1b[1;35m── assistant ──\x1b[0m\nA cat.\n" +
+				"\n\x1b[1;35m── user ──\x1b[0m\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var out bytes.Buffer
+			p := tt.p
+			p.Out = &out
+			err := p.Messages(msgs, ContentOptions{SaveDir: dir})
+			if err == nil || !strings.HasPrefix(err.Error(), "messages[3].content: audio audio/wav: invalid base64") {
+				t.Errorf("error = %v, want one naming messages[3].content", err)
+			}
+			if diff := cmp.Diff(strings.ReplaceAll(tt.want, "DIR", dir), out.String()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStructured(t *testing.T) {
+	raw := json.RawMessage(`{"b":1,"a":"<x>"}`)
+	tests := []struct {
+		name string
+		p    Printer
+		raw  json.RawMessage
+		want string
+	}{
+		{name: "plain", raw: raw, want: "{\n  \"b\": 1,\n  \"a\": \"<x>\"\n}\n"},
+		{name: "tty", p: Printer{TTY: true}, raw: raw, want: "structuredContent:\n{\n  \"b\": 1,\n  \"a\": \"<x>\"\n}\n"},
+		{name: "empty", p: Printer{TTY: true}, raw: nil, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := tt.p
+			p.Out = &out
+			if err := p.Structured(tt.raw); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, out.String()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	var out bytes.Buffer
+	if err := (&Printer{Out: &out, TTY: true, Color: true}).Structured(raw); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "\x1b[2mstructuredContent:\x1b[0m\n") {
+		t.Errorf("label not dim: %q", out.String())
+	}
+}
+
+func TestExtFor(t *testing.T) {
+	tests := []struct{ mime, uri, want string }{
+		{"image/png", "", ".png"},
+		{"IMAGE/JPEG", "", ".jpg"},
+		{"audio/x-wav", "", ".wav"},
+		{"audio/ogg", "", ".ogg"},
+		{"application/x-unknown", "", ".bin"},
+		{"", "file:///tmp/report.CSV", ".csv"},
+		{"", "https://h/x.tar.gz?sig=1", ".gz"},
+		{"", "test://no-extension", ".bin"},
+		{"", "file:///weird.ext-with-dash", ".bin"},
+		{"application/pdf", "file:///x.txt", ".pdf"},
+	}
+	for _, tt := range tests {
+		if got := extFor(tt.mime, tt.uri); got != tt.want {
+			t.Errorf("extFor(%q, %q) = %q, want %q", tt.mime, tt.uri, got, tt.want)
+		}
+	}
+}
+
+// writeCounter counts the bytes written to it without keeping them. It has
+// no WriteString method, so it takes writeString's slower path.
+type writeCounter struct{ n int }
+
+func (w *writeCounter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+// TestContentLargeTextNotCopied checks that a large text block reaches the
+// writer without being copied: allocations stay far below its size.
+func TestContentLargeTextNotCopied(t *testing.T) {
+	text := strings.Repeat("0123456789abcdef", 1<<20) // 16 MiB
+	blocks := []client.Content{{Type: "text", Text: text}}
+	var w writeCounter
+	p := &Printer{Out: &w}
+	var m1, m2 runtimeMem
+	m1.read()
+	if _, err := p.Content(blocks, ContentOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m2.read()
+	if grew := m2.totalAlloc - m1.totalAlloc; grew > uint64(len(text))/4 {
+		t.Errorf("writing a %d-byte text allocated %d bytes", len(text), grew)
+	}
+	if w.n != len(text)+1 {
+		t.Errorf("wrote %d bytes, want %d", w.n, len(text)+1)
+	}
+}
+
+type runtimeMem struct{ totalAlloc uint64 }
+
+func (m *runtimeMem) read() {
+	var s runtime.MemStats
+	runtime.ReadMemStats(&s)
+	m.totalAlloc = s.TotalAlloc
+}

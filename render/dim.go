@@ -1,0 +1,138 @@
+package render
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"unicode/utf8"
+)
+
+// FlushWriter is an io.Writer that may hold back the end of its input until
+// more arrives; Flush writes what it holds.
+type FlushWriter interface {
+	io.Writer
+	Flush() error
+}
+
+// maxPartialLine bounds how much of an unfinished line a [DimWriter] holds:
+// a server that never writes a newline still gets its stderr shown, and
+// memory stays small.
+const maxPartialLine = 64 << 10
+
+// DimWriter returns a writer for a server's stderr lines.
+//
+// When color is false it passes bytes through to w unchanged and Flush does
+// nothing. When color is true it writes each complete line to w wrapped in
+// the faint style; an unfinished line is held until its newline arrives,
+// Flush is called, or it grows past 64 KiB. Holding partial lines keeps the
+// escape sequences from landing inside a multi-byte character or a
+// sequence the server wrote itself. Call Flush when the stream ends.
+//
+// The writer may be used from several goroutines; each Write reaches w as
+// a single Write, so lines from one writer never interleave with lines
+// written to w elsewhere mid-line.
+func DimWriter(w io.Writer, color bool) FlushWriter {
+	if !color {
+		return passThrough{w}
+	}
+	return &dimWriter{w: w, sp: spanOf(newStyles(newRenderer(w, true)).dim)}
+}
+
+type passThrough struct{ w io.Writer }
+
+func (p passThrough) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (passThrough) Flush() error                  { return nil }
+
+type dimWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	sp      span
+	partial []byte // unfinished line held back
+	buf     []byte // output being assembled, reused between writes
+}
+
+func (d *dimWriter) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.buf = d.buf[:0]
+	rest := p
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		line := rest[:i]
+		rest = rest[i+1:]
+		if len(d.partial) > 0 {
+			d.partial = append(d.partial, line...)
+			line = d.partial
+			d.partial = d.partial[:0]
+		}
+		d.appendLine(line)
+	}
+	d.partial = append(d.partial, rest...)
+	if len(d.partial) > maxPartialLine {
+		cut := runeBoundary(d.partial)
+		d.appendStyled(d.partial[:cut])
+		d.partial = append(d.partial[:0], d.partial[cut:]...)
+	}
+	if len(d.buf) == 0 {
+		return len(p), nil
+	}
+	_, err := d.w.Write(d.buf)
+	if cap(d.buf) > 1<<20 {
+		d.buf = nil // do not keep a burst's buffer for the life of the server
+	}
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes a held partial line, styled, without adding a newline.
+func (d *dimWriter) Flush() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.partial) == 0 {
+		return nil
+	}
+	d.buf = d.buf[:0]
+	d.appendStyled(d.partial)
+	d.partial = d.partial[:0]
+	_, err := d.w.Write(d.buf)
+	return err
+}
+
+// appendLine adds one line, given without its "\n", keeping a "\r\n" end
+// outside the style.
+func (d *dimWriter) appendLine(line []byte) {
+	end := "\n"
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line, end = line[:n-1], "\r\n"
+	}
+	d.appendStyled(line)
+	d.buf = append(d.buf, end...)
+}
+
+func (d *dimWriter) appendStyled(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	d.buf = append(d.buf, d.sp.pre...)
+	d.buf = append(d.buf, b...)
+	d.buf = append(d.buf, d.sp.post...)
+}
+
+// runeBoundary returns the length of the longest prefix of b that does not
+// end inside a UTF-8 encoded character.
+func runeBoundary(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
+}

@@ -1,0 +1,22 @@
+// Package render turns the plain values commands produce into output:
+//
+//   - on a terminal, styled text and tables ([Printer.Table]) whose last
+//     column is truncated to the terminal width;
+//   - when piped, plain tab-separated text with full values and no header,
+//     so that cut, awk and grep work on it;
+//   - JSON ([Printer.JSON]), indented, with key order kept for raw messages;
+//   - MCP content blocks ([Printer.Content], [Printer.Messages]): text is
+//     written as is; images, audio and blobs are decoded into files and a
+//     line says where they went.
+//
+// A [Printer] carries the facts about its destination (TTY, colour, width)
+// that commands take from their IO streams. Its styles are defined once, in
+// styles.go, and rendered through lipgloss renderers bound to the real
+// writers with the colour profile set from those facts: when colour is off
+// the profile is plain ASCII, so piped output and NO_COLOR never contain
+// escape sequences, and lipgloss never probes the terminal.
+//
+// Data goes to Out; warnings and errors ([Printer.Warning],
+// [Printer.ErrorLine]) go to ErrOut. [DimWriter] dims a server's stderr
+// lines on a colour terminal.
+package render

@@ -1,0 +1,37 @@
+// Package schema is where mcpctl deals with JSON Schemas. Compiling schemas
+// and validating values against them will live here; for now it turns
+// command-line arguments into a tool's arguments object, typed by the tool's
+// inputSchema ([ParseArgs]), and lists an input schema's properties for
+// display ([Properties]).
+//
+// # Arguments
+//
+// Arguments follow the httpie convention:
+//
+//	key=value      typed by the property's schema (see below)
+//	key:=json      a raw JSON value: n:=3, tags:='["a","b"]', opts:='{"x":1}'
+//	key=@path      the contents of a file, typed like key=value
+//	key:=@path     a JSON value read from a file
+//	key=\@text     the literal text "@text" (one leading backslash before @ is dropped)
+//
+// An argument is split at its first "=" ("key:=" when a colon comes right
+// before it), so values may contain "=" and ":=" freely. A key given twice is
+// an error. The --args flag ([ArgOptions.ArgsJSON]) gives a whole JSON object
+// (literal, @path or "-" for standard input); key=value arguments are merged
+// over it.
+//
+// key=value is typed by the "type" of the property in the input schema:
+// integer (int64, "1.5" is rejected), number ([encoding/json.Number], so "2.50"
+// is sent as 2.50), boolean (true, false, 1 or 0, any case), null (only
+// "null"), array and object (the value must be JSON of that kind); string,
+// unknown properties and schemas without a type keep the text as it is. A
+// union ("type": ["integer", "string"], or anyOf/oneOf of simple types) tries
+// integer, number, boolean, null, array and object in that order and falls
+// back to the text if string is allowed; so with a union that allows null,
+// "null" is null, and key:='"null"' passes the string. A property with only
+// enum (or const) is matched against its members; a local "$ref" (to
+// "#/$defs/…" or "#/definitions/…") is followed one level for typing.
+//
+// For key=@path, a string property receives the file's exact contents; for
+// other types one trailing newline is trimmed before the text is typed.
+package schema

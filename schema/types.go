@@ -1,0 +1,576 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// objectSchema is the part of a tool's input schema that argument handling
+// reads: the properties in the order the schema text lists them, the required
+// names, and the raw root for resolving local $refs.
+type objectSchema struct {
+	raw      json.RawMessage
+	names    []string
+	props    map[string]json.RawMessage
+	required []string
+}
+
+// parseObjectSchema reads an input schema. An empty or null schema is an
+// object schema without properties.
+func parseObjectSchema(raw json.RawMessage) (*objectSchema, error) {
+	s := &objectSchema{}
+	trimmed := bytes.TrimSpace(raw)
+	if isNull(trimmed) {
+		return s, nil
+	}
+	if err := json.Unmarshal(trimmed, new(json.RawMessage)); err != nil {
+		return nil, fmt.Errorf("input schema: invalid JSON: %w", err)
+	}
+	s.raw = trimmed
+	var root map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &root); err != nil {
+		return nil, fmt.Errorf("input schema: want a JSON object, got %s", rawKind(trimmed))
+	}
+	if p, ok := root["properties"]; ok && !isNull(p) {
+		names, props, err := orderedObject(p)
+		if err != nil {
+			return nil, fmt.Errorf(`input schema: "properties": %w`, err)
+		}
+		s.names, s.props = names, props
+	}
+	if r, ok := root["required"]; ok && !isNull(r) {
+		if err := json.Unmarshal(r, &s.required); err != nil {
+			return nil, errors.New(`input schema: "required" is not an array of strings`)
+		}
+	}
+	return s, nil
+}
+
+// orderedObject decodes a JSON object keeping its keys in the order of the
+// text, which map decoding would lose. A repeated key keeps its first position
+// and its last value, as encoding/json does.
+func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, nil, fmt.Errorf("want a JSON object, got %s", rawKind(bytes.TrimSpace(raw)))
+	}
+	var keys []string
+	vals := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, nil, fmt.Errorf("unexpected %v in object", tok)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, err
+		}
+		if _, dup := vals[key]; !dup {
+			keys = append(keys, key)
+		}
+		vals[key] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, err
+	}
+	return keys, vals, nil
+}
+
+// resolve follows a local reference ("#", "#/$defs/Name", any JSON pointer
+// into the root). Remote references and anchors are not resolved.
+func (s *objectSchema) resolve(ref string) (json.RawMessage, bool) {
+	frag, ok := strings.CutPrefix(ref, "#")
+	if !ok || s.raw == nil {
+		return nil, false
+	}
+	if f, err := url.PathUnescape(frag); err == nil {
+		frag = f
+	}
+	if frag == "" {
+		return s.raw, true
+	}
+	if !strings.HasPrefix(frag, "/") {
+		return nil, false
+	}
+	cur := s.raw
+	for _, tok := range strings.Split(frag[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(cur, &obj) == nil {
+			next, ok := obj[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = next
+			continue
+		}
+		var arr []json.RawMessage
+		if json.Unmarshal(cur, &arr) == nil {
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(arr) {
+				return nil, false
+			}
+			cur = arr[i]
+			continue
+		}
+		return nil, false
+	}
+	return cur, true
+}
+
+// valueType is what typing a key=value argument needs from a property's
+// schema. With neither types nor enum the property is unconstrained.
+type valueType struct {
+	types []string // the "type" keyword (or a union's), in declared order, without repeats
+	enum  []any    // enum or const members, when there is no type
+}
+
+// simpleTypes are the JSON Schema type names; others are ignored for typing.
+var simpleTypes = map[string]bool{
+	"string": true, "integer": true, "number": true, "boolean": true,
+	"null": true, "array": true, "object": true,
+}
+
+// propertyType is the type of the named property; unconstrained when the
+// schema does not declare it.
+func (s *objectSchema) propertyType(name string) valueType {
+	raw, ok := s.props[name]
+	if !ok {
+		return valueType{}
+	}
+	return s.typeOf(raw, true)
+}
+
+// typeOf reads the type a schema allows. followRef allows one level of
+// local $ref, enough for the $defs that generators such as pydantic emit.
+func (s *objectSchema) typeOf(raw json.RawMessage, followRef bool) valueType {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return valueType{} // true, false or not a schema: nothing to type by
+	}
+	if t, ok := m["type"]; ok {
+		if types := typeNames(t); len(types) > 0 {
+			return valueType{types: types}
+		}
+	}
+	if target, ok := s.refTarget(m, followRef); ok {
+		return s.typeOf(target, false)
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		var branches []json.RawMessage
+		if json.Unmarshal(m[kw], &branches) == nil && len(branches) > 0 {
+			return s.union(branches, followRef)
+		}
+	}
+	var all []json.RawMessage
+	if json.Unmarshal(m["allOf"], &all) == nil && len(all) == 1 {
+		return s.typeOf(all[0], followRef)
+	}
+	if e, ok := m["enum"]; ok {
+		if v, err := decodeJSON(e); err == nil {
+			if members, ok := v.([]any); ok && len(members) > 0 {
+				return valueType{enum: members}
+			}
+		}
+	}
+	if c, ok := m["const"]; ok {
+		if v, err := decodeJSON(c); err == nil {
+			return valueType{enum: []any{v}}
+		}
+	}
+	return valueType{}
+}
+
+// refTarget is the schema m's local $ref points to, if it should be followed.
+func (s *objectSchema) refTarget(m map[string]json.RawMessage, followRef bool) (json.RawMessage, bool) {
+	var ref string
+	if !followRef || json.Unmarshal(m["$ref"], &ref) != nil {
+		return nil, false
+	}
+	return s.resolve(ref)
+}
+
+// union combines the branches of anyOf or oneOf. One unconstrained branch
+// makes the whole union unconstrained; an enum branch contributes the types
+// of its members.
+func (s *objectSchema) union(branches []json.RawMessage, followRef bool) valueType {
+	var types []string
+	for _, b := range branches {
+		bt := s.typeOf(b, followRef)
+		if bt.unconstrained() {
+			return valueType{}
+		}
+		types = appendNew(types, bt.names()...)
+	}
+	return valueType{types: types}
+}
+
+// description is a property's description, or that of the schema its $ref
+// points to.
+func (s *objectSchema) description(raw json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	var d string
+	if json.Unmarshal(m["description"], &d) == nil && d != "" {
+		return d
+	}
+	if target, ok := s.refTarget(m, true); ok {
+		var t struct{ Description string }
+		if json.Unmarshal(target, &t) == nil {
+			return t.Description
+		}
+	}
+	return ""
+}
+
+func (t valueType) unconstrained() bool { return len(t.types) == 0 && len(t.enum) == 0 }
+
+// names are the type names of t: the declared ones, or those of the enum
+// members.
+func (t valueType) names() []string {
+	if len(t.types) > 0 {
+		return t.types
+	}
+	var names []string
+	for _, m := range t.enum {
+		names = appendNew(names, kindOf(m))
+	}
+	return names
+}
+
+// String is how a type is shown: "integer", "string|null", "" when
+// unconstrained.
+func (t valueType) String() string { return strings.Join(t.names(), "|") }
+
+// textOnly reports whether every value of t is kept as the given text, so a
+// file's contents need no trimming.
+func (t valueType) textOnly() bool {
+	for _, n := range t.names() {
+		if n != "string" && simpleTypes[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// typeNames reads the "type" keyword: a name or an array of names.
+func typeNames(raw json.RawMessage) []string {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) == nil {
+		return appendNew(nil, many...)
+	}
+	return nil
+}
+
+func appendNew(list []string, names ...string) []string {
+	for _, n := range names {
+		found := false
+		for _, have := range list {
+			found = found || have == n
+		}
+		if !found {
+			list = append(list, n)
+		}
+	}
+	return list
+}
+
+// coerceOrder is the order in which a union's types are tried; string, the
+// fallback, comes last.
+var coerceOrder = []string{"integer", "number", "boolean", "null", "array", "object"}
+
+// coerce types the text of a key=value argument. asText reports that the
+// result is the text itself, not a value parsed from it or an enum member.
+func coerce(text string, t valueType) (v any, asText bool, err error) {
+	if len(t.types) == 0 {
+		if len(t.enum) > 0 {
+			return coerceEnum(text, t.enum)
+		}
+		return text, true, nil
+	}
+	allowed := map[string]bool{}
+	for _, n := range t.types {
+		allowed[n] = simpleTypes[n]
+	}
+	var tried []string
+	var firstErr error
+	for _, n := range coerceOrder {
+		if !allowed[n] {
+			continue
+		}
+		v, err := parseAs(n, text)
+		if err == nil {
+			return v, false, nil
+		}
+		tried = append(tried, n)
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	switch {
+	case allowed["string"] || len(tried) == 0:
+		return text, true, nil
+	case len(tried) == 1:
+		return nil, false, firstErr
+	}
+	return nil, false, fmt.Errorf("%s is not %s", quote(text), orList(tried))
+}
+
+// parseAs parses text as a value of the simple type name.
+func parseAs(name, text string) (any, error) {
+	switch name {
+	case "integer":
+		if !isJSONNumber(text) || strings.ContainsAny(text, ".eE") {
+			return nil, fmt.Errorf("%s is not an integer", quote(text))
+		}
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s is out of range for a 64-bit integer", quote(text))
+		}
+		return n, nil
+	case "number":
+		if !isJSONNumber(text) {
+			return nil, fmt.Errorf("%s is not a number", quote(text))
+		}
+		return json.Number(text), nil
+	case "boolean":
+		switch {
+		case strings.EqualFold(text, "true"), text == "1":
+			return true, nil
+		case strings.EqualFold(text, "false"), text == "0":
+			return false, nil
+		}
+		return nil, fmt.Errorf("%s is not a boolean (use true, false, 1 or 0)", quote(text))
+	case "null":
+		if text == "null" {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s is not null", quote(text))
+	case "array", "object":
+		v, err := decodeJSON([]byte(text))
+		if err != nil {
+			return nil, fmt.Errorf("%s is not %s: %w", quote(text), article[name], err)
+		}
+		if k := kindOf(v); k != name {
+			return nil, fmt.Errorf("%s is not %s (got %s)", quote(text), article[name], article[k])
+		}
+		return v, nil
+	}
+	return nil, fmt.Errorf("unknown type %q", name)
+}
+
+// coerceEnum matches text against the members of an enum (or a const). An
+// enum of strings keeps the text, leaving membership to validation; any other
+// enum needs a match, tried first as JSON, then as a string.
+func coerceEnum(text string, members []any) (any, bool, error) {
+	allStrings := true
+	for _, m := range members {
+		_, ok := m.(string)
+		allStrings = allStrings && ok
+	}
+	if allStrings {
+		return text, true, nil
+	}
+	if v, err := decodeJSON([]byte(text)); err == nil {
+		for _, m := range members {
+			if jsonEqual(v, m) {
+				return m, false, nil
+			}
+		}
+	}
+	for _, m := range members {
+		if m == text {
+			return m, false, nil
+		}
+	}
+	shown := make([]string, len(members))
+	for i, m := range members {
+		b, _ := json.Marshal(m)
+		shown[i] = string(b)
+	}
+	return nil, false, fmt.Errorf("%s is not one of %s", quote(text), strings.Join(shown, ", "))
+}
+
+// article names a type in a sentence.
+var article = map[string]string{
+	"string": "a string", "integer": "an integer", "number": "a number",
+	"boolean": "a boolean", "null": "null",
+	"array": "a JSON array", "object": "a JSON object",
+}
+
+// orList joins type names as "an integer, a number or null".
+func orList(names []string) string {
+	words := make([]string, len(names))
+	for i, n := range names {
+		words[i] = article[n]
+	}
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// decodeJSON decodes exactly one JSON value, numbers as json.Number so that
+// they go back on the wire as written.
+func decodeJSON(data []byte) (any, error) {
+	// Unmarshal checks the whole input, trailing data included, with
+	// encoding/json's usual messages; the decoder then keeps numbers exact.
+	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// kindOf is the JSON Schema type name of a decoded value; a number whose
+// value is whole is an integer, as JSON Schema defines it.
+func kindOf(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		if r, ok := new(big.Rat).SetString(string(v)); ok && r.IsInt() {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// rawKind names the kind of a JSON text by its first byte.
+func rawKind(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+func isNull(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// jsonEqual compares decoded JSON values; numbers compare by value, so an
+// enum member 1.0 matches 1.
+func jsonEqual(a, b any) bool {
+	switch a := a.(type) {
+	case json.Number:
+		b, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		ra, okA := new(big.Rat).SetString(string(a))
+		rb, okB := new(big.Rat).SetString(string(b))
+		if !okA || !okB {
+			return a == b
+		}
+		return ra.Cmp(rb) == 0
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !jsonEqual(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := b[k]
+			if !ok || !jsonEqual(av, bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b // nil, bool, string: comparable
+}
+
+// isJSONNumber reports whether s is a number as JSON writes it: no "+", no
+// leading zeros, digits on both sides of a ".".
+func isJSONNumber(s string) bool {
+	i := 0
+	digits := func() int {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}

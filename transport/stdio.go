@@ -1,0 +1,588 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultGrace is the grace period [Command] uses when Grace is zero: long
+// enough for a well-behaved server to flush and exit after its stdin closes,
+// short enough that a stuck one does not make mcpctl feel hung.
+const DefaultGrace = 2 * time.Second
+
+// maxTail bounds what is kept of a stderr line for [ExitError.LastStderr] and
+// what is quoted of a bad stdout line: enough to recognise a panic or a
+// log prefix, small enough for a one-line error message.
+const maxTail = 200
+
+// Command is a [Transport] that starts an MCP server as a child process and
+// speaks newline-delimited JSON over its stdin and stdout (the MCP stdio
+// transport).
+//
+// The program is started without a shell, in its own process group, so that
+// Ctrl-C in the terminal does not reach it behind mcpctl's back and so that
+// shutdown signals reach any helpers it spawned (npx, uvx and docker wrappers
+// commonly do).
+//
+// Reading: lines have no length limit. Blank lines are skipped; a line that is
+// not a JSON object or array is reported to Warn and skipped. When stdout
+// ends, Read waits up to Grace for the process to exit and then returns an
+// [*ExitError] (which wraps [io.EOF]) saying how it ended.
+//
+// Writing: a Write to a server that has exited returns an error wrapping the
+// [*ExitError]; it never raises SIGPIPE.
+//
+// Closing: Close closes stdin and waits up to Grace for the server to exit,
+// then sends SIGTERM to its process group and waits up to Grace again, then
+// sends SIGKILL. The child is always reaped. If the server exited but other
+// members of its group remain, they get the same SIGTERM-then-SIGKILL
+// treatment, so no helper outlives mcpctl. Close then waits for stderr to be
+// copied (up to Grace, in case a process that escaped the group holds it
+// open); nothing is written to Stderr after Close returns. Close returns nil
+// when the server exited with status 0 or was stopped by Close's own signals,
+// and an [*ExitError] when it exited with a non-zero status or died of a
+// signal Close did not send, whether during Close or earlier. Later calls
+// return the same result.
+type Command struct {
+	// Path is the program to run; a name without a slash is looked up in
+	// PATH.
+	Path string
+	// Args are the arguments after the program name.
+	Args []string
+	// Env holds extra KEY=VALUE pairs appended to the environment mcpctl
+	// itself runs with (later entries win).
+	Env []string
+	// Dir is the working directory; empty means mcpctl's own.
+	Dir string
+	// Stderr receives the server's stderr as it arrives, one line per Write.
+	// Nil discards it. The last non-empty line is always kept for
+	// [ExitError.LastStderr].
+	Stderr io.Writer
+	// Warn receives one line per protocol violation (a stdout line that is
+	// not a JSON object or array). Nil discards them.
+	Warn io.Writer
+	// Grace is how long Close waits after closing stdin before SIGTERM, and
+	// after SIGTERM before SIGKILL; it also bounds how long Read waits for
+	// the process to exit once stdout ends. Zero means [DefaultGrace].
+	Grace time.Duration
+}
+
+// String returns the command line, for error messages and traces. Arguments
+// that a reader could not otherwise tell apart (empty, or containing spaces
+// or quotes) are quoted Go-style.
+func (c *Command) String() string {
+	var b strings.Builder
+	b.WriteString(quoteArg(c.Path))
+	for _, a := range c.Args {
+		b.WriteByte(' ')
+		b.WriteString(quoteArg(a))
+	}
+	return b.String()
+}
+
+func quoteArg(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\n\r\"'\\") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+func (c *Command) grace() time.Duration {
+	if c.Grace <= 0 {
+		return DefaultGrace
+	}
+	return c.Grace
+}
+
+// Connect starts the server process. ctx only bounds the start: the process
+// lives until the returned Connection is closed, so that a request timeout
+// elsewhere cannot kill the server mid-session.
+func (c *Command) Connect(ctx context.Context) (Connection, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if c.Path == "" {
+		return nil, errors.New("starting server: no command given")
+	}
+	cmd := exec.Command(c.Path, c.Args...)
+	cmd.Dir = c.Dir
+	if len(c.Env) > 0 {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	setProcessGroup(cmd)
+
+	// Pipes are made here rather than with cmd.StdoutPipe and friends:
+	// exec closes its own pipes in Wait, which would race with our readers
+	// and lose the tail of the output, and os.Pipe files support deadlines,
+	// which Write uses to honour its context.
+	var files []*os.File // every end, closed on failure
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	fail := func(err error) (Connection, error) {
+		for _, f := range files {
+			f.Close()
+		}
+		return nil, fmt.Errorf("starting %q: %w", c.String(), err)
+	}
+	stdinR, stdinW, err := pipe()
+	if err != nil {
+		return fail(err)
+	}
+	stdoutR, stdoutW, err := pipe()
+	if err != nil {
+		return fail(err)
+	}
+	stderrR, stderrW, err := pipe()
+	if err != nil {
+		return fail(err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
+	if err := cmd.Start(); err != nil {
+		return fail(err)
+	}
+	// The child has its copies; ours would keep the pipes open and hide EOF.
+	stdinR.Close()
+	stdoutW.Close()
+	stderrW.Close()
+
+	conn := &stdioConn{
+		cmd:        cmd,
+		stdin:      stdinW,
+		stdout:     stdoutR,
+		stderr:     stderrR,
+		errOut:     c.Stderr,
+		warn:       c.Warn,
+		grace:      c.grace(),
+		msgs:       make(chan json.RawMessage),
+		closing:    make(chan struct{}),
+		exited:     make(chan struct{}),
+		readDone:   make(chan struct{}),
+		stderrDone: make(chan struct{}),
+	}
+	if conn.errOut == nil {
+		conn.errOut = io.Discard
+	}
+	if conn.warn == nil {
+		conn.warn = io.Discard
+	}
+	go conn.wait()
+	go conn.copyStderr()
+	go conn.readLoop()
+	return conn, nil
+}
+
+// ExitError reports that the server's stdout ended: Read returns it once every
+// message before the end has been read, and Close returns it when the server
+// exited unsuccessfully on its own. It wraps [io.EOF], so code that only
+// cares that the stream ended can use errors.Is(err, io.EOF), while code that
+// explains the failure to a user uses errors.As.
+type ExitError struct {
+	// Exited is false when stdout closed but the process was still running
+	// a grace period later.
+	Exited bool
+	// ExitCode is the exit status, or -1 when the process was killed by a
+	// signal or has not exited.
+	ExitCode int
+	// Signal names the signal that killed the process (e.g. "SIGKILL"), or
+	// is empty.
+	Signal string
+	// LastStderr is the last non-empty line the server wrote to stderr,
+	// truncated to 200 bytes; servers usually explain a crash there.
+	LastStderr string
+}
+
+// Error describes how the server went away, quoting its last stderr line.
+func (e *ExitError) Error() string {
+	var msg string
+	switch {
+	case !e.Exited:
+		msg = "server closed its stdout"
+	case e.Signal != "":
+		msg = "server was killed by signal " + e.Signal
+	case e.ExitCode >= 0:
+		msg = fmt.Sprintf("server exited with status %d", e.ExitCode)
+	default:
+		msg = "server exited"
+	}
+	if e.LastStderr != "" {
+		msg += fmt.Sprintf(" (last stderr line: %q)", e.LastStderr)
+	}
+	return msg
+}
+
+// Unwrap returns io.EOF: however the server went away, its stream ended.
+func (e *ExitError) Unwrap() error { return io.EOF }
+
+// stdioConn is the Connection returned by Command.Connect.
+type stdioConn struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // write end of the child's stdin
+	stdout *os.File // read end of the child's stdout
+	stderr *os.File // read end of the child's stderr
+	errOut io.Writer
+	warn   io.Writer
+	grace  time.Duration
+
+	// msgs carries messages from readLoop to Read. It is unbuffered so
+	// that at most one message waits outside the caller's hands; readLoop
+	// sets readErr and closes msgs when the stream ends.
+	msgs    chan json.RawMessage
+	readErr error
+
+	closing    chan struct{} // closed when Close starts
+	exited     chan struct{} // closed once the child has been reaped
+	readDone   chan struct{} // closed when readLoop returns
+	stderrDone chan struct{} // closed when copyStderr returns
+
+	tailMu sync.Mutex
+	tail   string // last non-empty stderr line, truncated
+
+	writeMu  sync.Mutex
+	writeErr error // set when an interrupted write corrupted the stream
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// wait reaps the child; it is the only caller of cmd.Wait, so that no path
+// can leave a zombie and ProcessState is safe to read after exited closes.
+func (c *stdioConn) wait() {
+	c.cmd.Wait()
+	close(c.exited)
+}
+
+func (c *stdioConn) hasExited() bool {
+	select {
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *stdioConn) isClosing() bool {
+	select {
+	case <-c.closing:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitExit waits up to d for the child to be reaped.
+func (c *stdioConn) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// exitError describes the child's current state. Call it only after
+// checking exited, or accept that Exited may be false.
+func (c *stdioConn) exitError() *ExitError {
+	e := &ExitError{ExitCode: -1}
+	if c.hasExited() {
+		ps := c.cmd.ProcessState
+		e.Exited = true
+		e.ExitCode = ps.ExitCode()
+		e.Signal = exitSignal(ps)
+	}
+	c.tailMu.Lock()
+	e.LastStderr = c.tail
+	c.tailMu.Unlock()
+	return e
+}
+
+// Read returns the next JSON-RPC message from the server's stdout.
+func (c *stdioConn) Read(ctx context.Context) (json.RawMessage, error) {
+	if c.isClosing() {
+		return nil, ErrClosed
+	}
+	select {
+	case msg, ok := <-c.msgs:
+		if !ok {
+			return nil, c.readErr
+		}
+		return msg, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closing:
+		return nil, ErrClosed
+	}
+}
+
+// readLoop frames stdout into messages and hands them to Read.
+func (c *stdioConn) readLoop() {
+	defer close(c.readDone)
+	defer close(c.msgs)
+	br := bufio.NewReaderSize(c.stdout, 64<<10)
+	for {
+		line, err := readLine(br)
+		if err != nil {
+			c.readErr = c.endOfStream(err)
+			return
+		}
+		msg, ok := checkLine(line, c.warn)
+		if !ok {
+			continue
+		}
+		select {
+		case c.msgs <- msg:
+		case <-c.closing:
+			c.readErr = ErrClosed
+			return
+		}
+	}
+}
+
+// endOfStream turns the error that ended stdout into what Read reports.
+// On EOF it waits (bounded by the grace period) for the process to exit and
+// for its stderr to drain, so that the error carries the exit status and the
+// line in which the server explained itself.
+func (c *stdioConn) endOfStream(err error) error {
+	if c.isClosing() {
+		return ErrClosed
+	}
+	if !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reading from server: %w", err)
+	}
+	t := time.NewTimer(c.grace)
+	defer t.Stop()
+	select {
+	case <-c.exited:
+		select {
+		case <-c.stderrDone:
+		case <-t.C:
+		case <-c.closing:
+		}
+	case <-t.C:
+	case <-c.closing:
+	}
+	if c.isClosing() {
+		return ErrClosed
+	}
+	return c.exitError()
+}
+
+// readLine returns the next line of r without its trailing newline, however
+// long. A line longer than r's buffer is collected as copies of the buffer's
+// fragments and joined once its length is known, so a line costs at most
+// twice its size at the peak and about that much in total (growing one slice
+// by append would allocate several times the size on the way). The returned
+// slice is fresh and may be handed to a caller. An unterminated last line is
+// returned as a line, and the following call returns the error.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var chunks [][]byte
+	n := 0
+	for {
+		frag, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			chunks = append(chunks, bytes.Clone(frag))
+			n += len(frag)
+			continue
+		}
+		if err == nil {
+			frag = frag[:len(frag)-1]
+		} else if n+len(frag) == 0 {
+			return nil, err
+		}
+		line := make([]byte, 0, n+len(frag))
+		for _, c := range chunks {
+			line = append(line, c...)
+		}
+		return append(line, frag...), nil
+	}
+}
+
+// checkLine decides whether a stdout line is a message. Blank lines are
+// skipped silently; anything else that is not a JSON object or array is
+// reported to warn and skipped, because servers that print banners or logs to
+// stdout are common and one stray line should not end the session.
+func checkLine(line []byte, warn io.Writer) (json.RawMessage, bool) {
+	msg := bytes.TrimSpace(line)
+	if len(msg) == 0 {
+		return nil, false
+	}
+	if (msg[0] != '{' && msg[0] != '[') || !json.Valid(msg) {
+		quoted := line
+		if len(quoted) > maxTail {
+			quoted = quoted[:maxTail]
+		}
+		fmt.Fprintf(warn, "mcpctl: protocol violation: server wrote a line to stdout that is not JSON-RPC (ignored): %q\n", quoted)
+		return nil, false
+	}
+	return msg, true
+}
+
+// copyStderr streams the server's stderr to errOut and remembers the last
+// non-empty line.
+func (c *stdioConn) copyStderr() {
+	defer close(c.stderrDone)
+	br := bufio.NewReaderSize(c.stderr, 4096)
+	out := c.errOut
+	var cur []byte // the start of the line in progress, at most maxTail bytes
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(frag) > 0 {
+			if _, werr := out.Write(frag); werr != nil {
+				// Keep draining, or a chatty server would block on a
+				// full pipe.
+				out = io.Discard
+			}
+			if room := maxTail - len(cur); room > 0 {
+				cur = append(cur, frag[:min(room, len(frag))]...)
+			}
+			if frag[len(frag)-1] == '\n' || err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				if s := strings.TrimSpace(string(cur)); s != "" {
+					c.tailMu.Lock()
+					c.tail = s
+					c.tailMu.Unlock()
+				}
+				cur = cur[:0]
+			}
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
+
+// Write sends msg as one line on the server's stdin.
+func (c *stdioConn) Write(ctx context.Context, msg json.RawMessage) error {
+	if c.isClosing() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if bytes.IndexByte(msg, '\n') >= 0 {
+		return errors.New("writing to server: message contains a newline, which stdio framing cannot carry")
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if c.writeErr != nil {
+		return c.writeErr
+	}
+	// One buffer and one write call, so the line reaches the pipe as a unit.
+	buf := make([]byte, len(msg)+1)
+	copy(buf, msg)
+	buf[len(msg)] = '\n'
+
+	// Cancellation interrupts a write blocked on a full pipe (a server that
+	// stopped reading) by moving the write deadline into the past.
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(interrupted)
+		c.stdin.SetWriteDeadline(time.Unix(1, 0))
+	})
+	n, err := c.stdin.Write(buf)
+	if !stop() {
+		<-interrupted
+		c.stdin.SetWriteDeadline(time.Time{})
+	}
+	if err == nil {
+		return nil
+	}
+	if c.isClosing() {
+		return ErrClosed
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		if n > 0 {
+			c.writeErr = errors.New("writing to server: an interrupted write left a partial message on the server's stdin; reconnect")
+		}
+		return ctxErr
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// The read end is gone: the server exited or closed stdin. Give
+		// it a moment to be reaped so the error can say how it ended.
+		if c.waitExit(c.grace) {
+			return fmt.Errorf("writing to server: %w", c.exitError())
+		}
+		return errors.New("writing to server: server closed its stdin")
+	}
+	return fmt.Errorf("writing to server: %w", err)
+}
+
+// Close stops the server as described on [Command].
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.shutdown() })
+	return c.closeErr
+}
+
+func (c *stdioConn) shutdown() error {
+	close(c.closing)
+	c.stdin.Close()
+	proc := c.cmd.Process
+	signalled := false
+	if !c.waitExit(c.grace) {
+		signalled = true
+		terminateGroup(proc)
+		if !c.waitExit(c.grace) {
+			killGroup(proc)
+			<-c.exited
+		}
+	}
+	if groupAlive(proc) {
+		if !signalled {
+			terminateGroup(proc)
+		}
+		if !c.waitGroupGone(proc) {
+			killGroup(proc)
+		}
+	}
+
+	c.stdout.Close() // unblocks readLoop if it is in a read
+	<-c.readDone
+
+	t := time.NewTimer(c.grace)
+	defer t.Stop()
+	select {
+	case <-c.stderrDone:
+	case <-t.C:
+		c.stderr.Close()
+		<-c.stderrDone
+	}
+	c.stderr.Close()
+
+	if signalled || c.cmd.ProcessState.Success() {
+		return nil
+	}
+	return c.exitError()
+}
+
+// waitGroupGone polls, up to the grace period, until no process is left in
+// the child's group. Polling is the only option: they are not our children,
+// so nothing notifies us when they exit.
+func (c *stdioConn) waitGroupGone(proc *os.Process) bool {
+	deadline := time.Now().Add(c.grace)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for time.Now().Before(deadline) {
+		if !groupAlive(proc) {
+			return true
+		}
+		<-tick.C
+	}
+	return !groupAlive(proc)
+}
