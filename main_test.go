@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -75,6 +76,7 @@ func TestScript(t *testing.T) {
 			"gone":     cmdGone,
 			"sigint":   cmdSigint,
 			"filesize": cmdFileSize,
+			"isjson":   cmdIsJSON,
 		},
 	})
 }
@@ -184,6 +186,17 @@ func cmdFileSize(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if fi.Size() != want {
 		ts.Fatalf("%s has %d bytes, want %d", args[0], fi.Size(), want)
+	}
+}
+
+// isjson checks that the last command's stdout is one valid JSON value.
+func cmdIsJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 0 {
+		ts.Fatalf("usage: isjson")
+	}
+	out := ts.ReadFile("stdout")
+	if json.Valid([]byte(out)) == neg {
+		ts.Fatalf("stdout is valid JSON: %v, want %v", !neg, neg)
 	}
 }
 

@@ -297,8 +297,11 @@ func (c *Client) dispatch(msg json.RawMessage) {
 	switch {
 	case env.isResponse():
 		key := string(env.ID)
+		// Taking the entry out delivers at most one answer per request: a
+		// server that answers twice cannot block the read loop.
 		c.mu.Lock()
 		ch, ok := c.pending[key]
+		delete(c.pending, key)
 		c.mu.Unlock()
 		if !ok {
 			// Late answers to cancelled or timed-out requests are expected

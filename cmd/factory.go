@@ -148,7 +148,11 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 		var stderr io.Writer
 		switch o.ServerStderr {
 		case "":
-			stderr = render.DimWriter(ios.ErrOut, ios.ColorErrEnabled())
+			dim := render.DimWriter(ios.ErrOut, ios.ColorErrEnabled())
+			// The transport stops writing to stderr when it is closed; a last
+			// line without a newline is flushed then.
+			s.closers = append(s.closers, dim.Flush)
+			stderr = dim
 		case "quiet":
 			stderr = nil
 		default:

@@ -36,16 +36,7 @@ func (o *OutputOptions) validate() error {
 func (o *OutputOptions) isJSON() bool { return o.Format == "json" }
 
 // printer builds a render.Printer for the command's streams.
-func (f *Factory) printer() *render.Printer {
-	ios := f.IOStreams
-	return &render.Printer{
-		Out:    ios.Out,
-		ErrOut: ios.ErrOut,
-		TTY:    ios.IsStdoutTTY(),
-		Color:  ios.ColorEnabled(),
-		Width:  ios.TerminalWidth(),
-	}
-}
+func (f *Factory) printer() *render.Printer { return f.IOStreams.Printer() }
 
 // notificationPrinter shows server log messages and progress on stderr.
 func (f *Factory) notificationPrinter() func(method string, params json.RawMessage) {

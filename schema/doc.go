@@ -1,8 +1,26 @@
-// Package schema is where mcpctl deals with JSON Schemas. Compiling schemas
-// and validating values against them will live here; for now it turns
+// Package schema is where mcpctl deals with JSON Schemas: it turns
 // command-line arguments into a tool's arguments object, typed by the tool's
-// inputSchema ([ParseArgs]), and lists an input schema's properties for
-// display ([Properties]).
+// inputSchema ([ParseArgs]), lists an input schema's properties for display
+// ([Properties]), compiles schemas ([Compile]) and validates values against
+// them ([Schema.Validate]), with "did you mean" hints for misspelt names
+// ([Suggest], [UnknownArgs]).
+//
+// # Validation
+//
+// [Compile] takes a schema as the server sent it. Without "$schema" it is
+// JSON Schema 2020-12, as MCP specifies; "$schema" may name 2019-09,
+// draft-07, draft-06 or draft-04, and any other dialect is an error.
+// References inside the document are resolved; mcpctl never fetches one
+// outside it (no network, no files), and such a schema does not compile.
+// The formats email, uri, date and date-time are checked; other formats are
+// annotations. [Schema.Validate] reports every [Violation] with the JSON
+// pointer of the offending value and a message saying what was expected and
+// what was found:
+//
+//	/city: required property is missing
+//	/days: must be >= 1, got 0
+//	/unit: must be one of "c", "f", got "k"
+//	/: additional property "colour" is not allowed; did you mean "color"?
 //
 // # Arguments
 //

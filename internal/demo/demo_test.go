@@ -16,7 +16,9 @@ import (
 )
 
 // connect starts srv (a new demo server if nil) on an in-memory transport
-// and returns a client session connected to it.
+// and returns a client session connected to it. The client speaks
+// 2025-11-25, the version mcpctl asks for first; TestServe covers the SDK's
+// newer default.
 func connect(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	if srv == nil {
@@ -28,7 +30,7 @@ func connect(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.Client
 	if err != nil {
 		t.Fatalf("server connect: %v", err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "demo-test", Version: "0"}, opts).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "demo-test", Version: "0"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("client connect: %v", err)
 	}
@@ -495,5 +497,12 @@ func TestFormatNumber(t *testing.T) {
 		if got := formatNumber(v); got != want {
 			t.Errorf("formatNumber(%v) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// BenchmarkNewServer measures what --demo costs before the first request.
+func BenchmarkNewServer(b *testing.B) {
+	for b.Loop() {
+		NewServer()
 	}
 }

@@ -75,7 +75,7 @@ func TestServeStopsWhenContextDone(t *testing.T) {
 
 func TestServeRejectsMalformedMessages(t *testing.T) {
 	conn, done := serve(t.Context())
-	if err := conn.Write(t.Context(), json.RawMessage(`{"jsonrpc":"2.0","id":1}`)); err != nil {
+	if err := conn.Write(t.Context(), json.RawMessage(`{"hello":"world"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "decoding message") {

@@ -1,0 +1,180 @@
+// Package testserver provides the MCP servers that mcpctl's end-to-end tests
+// run as child processes.
+//
+// The testscript harness registers [Main] as the command testserver:
+//
+//	testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] MODE
+//
+// Every mode speaks newline-delimited JSON-RPC on stdin and stdout and starts
+// by writing "testserver: started MODE" to stderr. Most modes run the
+// official Go SDK's server; nonjson, repeat-cursor and version run a small
+// hand-written loop instead, because they break the protocol in ways the SDK
+// will not. The modes:
+//
+//   - basic: the demo server of mcpctl --demo (package demo).
+//   - pages: page size 3 and nine each of tools (tool01…tool09), resources,
+//     resource templates and prompts, so every list takes exactly three pages.
+//   - crash: tools/call writes "fatal: simulated crash in tool handler" to
+//     stderr and exits with status 3 without answering.
+//   - hang: tools/call never answers; the handler returns only when the call
+//     is cancelled (notifications/cancelled) or stdin closes.
+//   - nonjson: writes the line "hello from a misbehaving server" to stdout
+//     before every response.
+//   - big: tool big(bytes) returns one text block of exactly that many bytes,
+//     'x' repeated and ending in "END" (default 50 MiB).
+//   - stubborn: ignores SIGTERM, SIGINT, SIGHUP and SIGPIPE and keeps running
+//     after stdin closes, until it is killed.
+//   - repeat-cursor: tools/list always answers with nextCursor "same".
+//   - version: answers initialize with the protocol version given by
+//     -answer-version (default 1999-01-01).
+//   - errors: tool rpc_error answers with JSON-RPC error -32001 "backend
+//     unavailable"; tool tool_error returns isError: true.
+//
+// Flags let scripts observe the server without sleeping: -log appends the
+// method of every request and notification received, one per line, synced to
+// disk before the message is handled; -ready creates a file whenever a
+// tools/call arrives (after logging it); -pidfile records the process id
+// before the server starts.
+package testserver
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Exit statuses of Main.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+	exitCrash = 3 // the crash mode's simulated crash
+)
+
+// modeNames lists the modes in the order usage shows them.
+func modeNames() []string {
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors"}
+}
+
+// modeFunc runs one mode until its client goes away and returns the exit
+// status.
+type modeFunc func(ctx context.Context, e *env) int
+
+func lookupMode(name string) (modeFunc, bool) {
+	switch name {
+	case "basic":
+		return basicMode, true
+	case "pages":
+		return pagesMode, true
+	case "crash":
+		return crashMode, true
+	case "hang":
+		return hangMode, true
+	case "nonjson":
+		return nonJSONMode, true
+	case "big":
+		return bigMode, true
+	case "stubborn":
+		return stubbornMode, true
+	case "repeat-cursor":
+		return repeatCursorMode, true
+	case "version":
+		return versionMode, true
+	case "errors":
+		return errorsMode, true
+	}
+	return nil, false
+}
+
+// env is what a mode works with: its configuration, its streams and the
+// observer that records what arrives.
+type env struct {
+	mode          string
+	answerVersion string
+	stdin         io.Reader
+	stdout        io.Writer
+	stderr        io.Writer
+	obs           *observer
+}
+
+// Main runs the test server on the process's standard streams with the
+// arguments in os.Args and returns the exit status: 0 when the client closed
+// stdin, 1 on errors, 2 on usage errors and 3 for the crash mode's crash.
+func Main() int {
+	return run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("testserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logPath := fs.String("log", "", "append the method of every message received to `FILE`")
+	pidPath := fs.String("pidfile", "", "write the process id to `FILE` at start")
+	readyPath := fs.String("ready", "", "create `FILE` when a tools/call arrives")
+	answerVersion := fs.String("answer-version", "1999-01-01", "protocol `version` the version mode answers initialize with")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] {%s}\n",
+			strings.Join(modeNames(), "|"))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "testserver: want exactly one MODE")
+		fs.Usage()
+		return exitUsage
+	}
+	mode := fs.Arg(0)
+	runMode, ok := lookupMode(mode)
+	if !ok {
+		fmt.Fprintf(stderr, "testserver: unknown mode %q\n", mode)
+		fs.Usage()
+		return exitUsage
+	}
+
+	if mode == "stubborn" {
+		// Before the pid file exists, so a script that waits for it and
+		// then signals cannot be early.
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
+	}
+	obs, err := newObserver(*logPath, *readyPath, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "testserver: %v\n", err)
+		return exitError
+	}
+	defer obs.close()
+	if *pidPath != "" {
+		if err := os.WriteFile(*pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			fmt.Fprintf(stderr, "testserver: writing pid file: %v\n", err)
+			return exitError
+		}
+	}
+	fmt.Fprintf(stderr, "testserver: started %s\n", mode)
+	return runMode(ctx, &env{
+		mode:          mode,
+		answerVersion: *answerVersion,
+		stdin:         stdin,
+		stdout:        stdout,
+		stderr:        stderr,
+		obs:           obs,
+	})
+}
+
+// exitStatus reports err, if any, and turns it into an exit status.
+func (e *env) exitStatus(err error) int {
+	if err != nil {
+		fmt.Fprintf(e.stderr, "testserver: %s: %v\n", e.mode, err)
+		return exitError
+	}
+	return exitOK
+}

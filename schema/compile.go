@@ -1,0 +1,476 @@
+package schema
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// maxSchemaSize bounds the work one schema can ask of Compile. Tool schemas
+// are kilobytes; a server sending more than this is broken or hostile.
+const maxSchemaSize = 4 << 20
+
+// baseURL is the address the compiled document is given. Its scheme is ours,
+// so no loader knows it, and a relative $ref resolved against it is shown as
+// the user wrote it (see displayRef).
+const baseURL = "mcpctl:///schema.json"
+
+// assertedFormats are the "format" values that Validate checks. Every other
+// format is an annotation, as 2020-12 makes it by default: asserting the
+// rest (regex in RE2, not ECMA 262; hostname, uri-reference…) would reject
+// values servers accept.
+var assertedFormats = []string{"email", "uri", "date", "date-time"}
+
+// dialects maps the $schema values mcpctl accepts (normalised by
+// dialectKey) to the names it shows.
+var dialects = map[string]string{
+	"https://json-schema.org/schema":               "2020-12", // "the latest", which is what the library takes it for
+	"https://json-schema.org/draft/2020-12/schema": "2020-12",
+	"https://json-schema.org/draft/2019-09/schema": "2019-09",
+	"https://json-schema.org/draft-07/schema":      "draft-07",
+	"https://json-schema.org/draft-06/schema":      "draft-06",
+	"https://json-schema.org/draft-04/schema":      "draft-04",
+}
+
+// supportedDialects is how errors list the dialects.
+const supportedDialects = "2020-12 (the default), 2019-09, draft-07, draft-06 and draft-04"
+
+// Schema is a compiled JSON Schema, ready to validate values. It is safe for
+// concurrent use.
+type Schema struct {
+	compiled *jsonschema.Schema
+	// index finds the compiled (sub)schema an error comes from by its
+	// location, for the keyword values messages quote (enum members,
+	// property names, limits).
+	index    map[string]*jsonschema.Schema
+	dialect  string
+	warnings []string
+}
+
+// Dialect is the JSON Schema dialect the schema was compiled as: "2020-12",
+// "2019-09", "draft-07", "draft-06" or "draft-04".
+func (s *Schema) Dialect() string { return s.dialect }
+
+// Warnings lists parts of the schema that Validate does not check, each
+// naming its place in the schema: today, "pattern" regular expressions that
+// Go's RE2 engine cannot run (lookaround, backreferences, some \p classes).
+// Compiling such a schema fails in most validators; mcpctl checks the rest.
+func (s *Schema) Warnings() []string { return slices.Clone(s.warnings) }
+
+// RemoteRefError reports a reference to a schema outside the document
+// ($ref, or a $schema that names no known dialect's meta-schema). mcpctl
+// never fetches one: the MCP specification forbids dereferencing network
+// references automatically, and a file reference would read the user's disk
+// on a server's say-so.
+type RemoteRefError struct {
+	// Ref is the reference as resolved against the document's $id; relative
+	// to the document when it has none.
+	Ref string
+}
+
+// Error reads like `schema refers to "https://example.com/x.json", which
+// mcpctl does not fetch`.
+func (e *RemoteRefError) Error() string {
+	return fmt.Sprintf("schema refers to %q, which mcpctl does not fetch", e.Ref)
+}
+
+// DialectError reports a $schema that names no dialect mcpctl supports.
+type DialectError struct {
+	// Schema is the value of $schema, as JSON text when it is not a string.
+	Schema string
+}
+
+// Error names the $schema value and lists the supported dialects.
+func (e *DialectError) Error() string {
+	return fmt.Sprintf("unsupported JSON Schema dialect: \"$schema\" is %s (mcpctl supports %s)", e.Schema, supportedDialects)
+}
+
+// InvalidError reports a schema that breaks its dialect's meta-schema, such
+// as a "type" that names no type or a "required" that is not an array.
+type InvalidError struct {
+	// Violations are the problems, with paths into the schema document.
+	Violations []Violation
+}
+
+// Error reads like `invalid schema: /properties/days/minimum: must be a
+// number, got string "1"`, followed by how many more problems there are.
+func (e *InvalidError) Error() string {
+	if len(e.Violations) == 0 {
+		return "invalid schema"
+	}
+	msg := "invalid schema: " + e.Violations[0].String()
+	if n := len(e.Violations) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more %s)", n, plural(n, "problem", "problems"))
+	}
+	return msg
+}
+
+// Compile compiles a JSON Schema, such as a tool's inputSchema or
+// outputSchema.
+//
+// The dialect is 2020-12 unless $schema names 2019-09, draft-07, draft-06 or
+// draft-04; any other $schema is a [*DialectError]. References inside the
+// document ($ref to "#/$defs/…", "#/definitions/…", any JSON pointer, $anchor
+// and $id-based ones) are resolved; a reference outside it is never fetched
+// and is a [*RemoteRefError]. A schema that breaks its meta-schema is an
+// [*InvalidError]. The formats email, uri, date and date-time are asserted;
+// other formats are annotations.
+//
+// Compiling costs about a millisecond for a typical tool schema, most of it
+// checking the schema against its meta-schema, so Compile remembers the
+// last few schemas it compiled and returns the same *Schema for the same
+// bytes.
+func Compile(raw json.RawMessage) (*Schema, error) {
+	key := sha256.Sum256(bytes.TrimSpace(raw))
+	if s := recent.get(key); s != nil {
+		return s, nil
+	}
+	s, err := compile(raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	recent.put(key, s)
+	return s, nil
+}
+
+// recent is the package's only mutable state, and invisible: Compile is a
+// function of the bytes alone and a *Schema never changes, so sharing one
+// between callers (and tests) cannot be observed except as speed. Servers
+// often give many tools the same schema, and a command may compile one
+// schema more than once.
+var recent = &schemaCache{entries: map[[sha256.Size]byte]*Schema{}}
+
+// schemaCacheSize bounds the memory recent holds.
+const schemaCacheSize = 64
+
+// schemaCache remembers compiled schemas by the SHA-256 of their text,
+// forgetting the oldest first.
+type schemaCache struct {
+	mu      sync.Mutex
+	entries map[[sha256.Size]byte]*Schema
+	order   [][sha256.Size]byte
+}
+
+func (c *schemaCache) get(key [sha256.Size]byte) *Schema {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[key]
+}
+
+func (c *schemaCache) put(key [sha256.Size]byte, s *Schema) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; ok {
+		return
+	}
+	if len(c.order) == schemaCacheSize {
+		delete(c.entries, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.entries[key] = s
+	c.order = append(c.order, key)
+}
+
+// compile is Compile with a hook that sees every URL the library asks to
+// load, for tests to prove that none is fetched.
+func compile(raw json.RawMessage, onLoad func(url string)) (s *Schema, err error) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0:
+		return nil, errors.New("schema is empty")
+	case len(raw) > maxSchemaSize:
+		return nil, fmt.Errorf("schema is %d bytes; mcpctl compiles schemas up to %d", len(raw), maxSchemaSize)
+	}
+	doc, err := decodeJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	dialect := "2020-12"
+	switch d := doc.(type) {
+	case map[string]any:
+		if v, ok := d["$schema"]; ok {
+			if dialect, err = dialectOf(v); err != nil {
+				return nil, err
+			}
+		}
+	case bool:
+	default:
+		return nil, &InvalidError{Violations: []Violation{{
+			Keyword: "type",
+			Msg:     "must be an object or a boolean, got " + describe(d),
+		}}}
+	}
+	var warnings []string
+	if dropBadPatterns(doc, "", &warnings) {
+		if raw, err = json.Marshal(doc); err != nil {
+			return nil, fmt.Errorf("schema: %w", err)
+		}
+		slices.Sort(warnings)
+	}
+
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	for name := range jsonschema.Formats {
+		c.Formats[name] = func(any) bool { return true }
+	}
+	for _, name := range assertedFormats {
+		c.Formats[name] = jsonschema.Formats[name]
+	}
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		if onLoad != nil {
+			onLoad(url)
+		}
+		return nil, &RemoteRefError{Ref: displayRef(url)}
+	}
+	if err := c.AddResource(baseURL, bytes.NewReader(raw)); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	defer func() {
+		// The library panics on some inputs it accepted (a pattern its
+		// meta-schema let through, say); a server's schema must not crash
+		// mcpctl.
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("schema cannot be compiled: %v", r)
+		}
+	}()
+	compiled, err := c.Compile(baseURL)
+	if err != nil {
+		return nil, compileError(err, doc)
+	}
+	return &Schema{
+		compiled: compiled,
+		index:    indexSchemas(compiled),
+		dialect:  dialect,
+		warnings: warnings,
+	}, nil
+}
+
+// dialectOf is the name of the dialect a $schema value names.
+func dialectOf(v any) (string, error) {
+	uri, ok := v.(string)
+	if !ok {
+		b, _ := json.Marshal(v)
+		return "", &DialectError{Schema: string(b)}
+	}
+	if name, ok := dialects[dialectKey(uri)]; ok {
+		return name, nil
+	}
+	return "", &DialectError{Schema: quote(uri)}
+}
+
+// dialectKey normalises a $schema URI as the library does: http is https,
+// and an empty fragment is dropped.
+func dialectKey(uri string) string {
+	if rest, ok := strings.CutPrefix(uri, "http://"); ok {
+		uri = "https://" + rest
+	}
+	uri = strings.TrimSuffix(strings.TrimSuffix(uri, "#/"), "#")
+	return uri
+}
+
+// displayRef shows a URL the library wanted to load as the schema wrote it:
+// relative to the document when it was relative.
+func displayRef(url string) string {
+	if rest, ok := strings.CutPrefix(url, "mcpctl:///"); ok {
+		return rest
+	}
+	return url
+}
+
+// compileError turns the library's compile errors into ours.
+func compileError(err error, doc any) error {
+	var remote *RemoteRefError
+	if errors.As(err, &remote) {
+		return remote
+	}
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		f := &formatter{instance: doc, index: metaIndex(ve)}
+		return &InvalidError{Violations: f.violations(ve)}
+	}
+	var loop jsonschema.InfiniteLoopError
+	if errors.As(err, &loop) {
+		return fmt.Errorf("schema has a $ref cycle that never reaches a schema: %s", displayLocation(string(loop)))
+	}
+	msg := err.Error()
+	var se *jsonschema.SchemaError
+	if errors.As(err, &se) && se.Err != nil {
+		msg = se.Err.Error()
+	}
+	msg = strings.TrimPrefix(msg, "jsonschema: ")
+	if ref, ok := strings.CutSuffix(msg, " not found"); ok {
+		return fmt.Errorf("schema refers to %q, which is not in the document", displayLocation(ref))
+	}
+	return fmt.Errorf("invalid schema: %s", displayLocation(msg))
+}
+
+// displayLocation drops the document's made-up address from a location
+// ("mcpctl:///schema.json#/$defs/X" is "#/$defs/X").
+func displayLocation(s string) string {
+	return strings.ReplaceAll(s, baseURL, "")
+}
+
+// metaIndex indexes the meta-schema that rejected a schema, so that its
+// violations read as well as a value's. The library hands its meta-schemas
+// back without loading anything when asked for their URLs.
+func metaIndex(ve *jsonschema.ValidationError) map[string]*jsonschema.Schema {
+	url, _, _ := strings.Cut(ve.AbsoluteKeywordLocation, "#")
+	meta, err := jsonschema.NewCompiler().Compile(url)
+	if err != nil {
+		return nil
+	}
+	return indexSchemas(meta)
+}
+
+// indexSchemas maps the location of every schema reachable from root to
+// the schema.
+func indexSchemas(root *jsonschema.Schema) map[string]*jsonschema.Schema {
+	idx := map[string]*jsonschema.Schema{}
+	var walk func(*jsonschema.Schema)
+	walkAll := func(list []*jsonschema.Schema) {
+		for _, s := range list {
+			walk(s)
+		}
+	}
+	walkAny := func(v any) {
+		switch v := v.(type) {
+		case *jsonschema.Schema:
+			walk(v)
+		case []*jsonschema.Schema:
+			walkAll(v)
+		}
+	}
+	walk = func(s *jsonschema.Schema) {
+		if s == nil {
+			return
+		}
+		if _, seen := idx[s.Location]; seen {
+			return
+		}
+		idx[s.Location] = s
+		for _, sub := range []*jsonschema.Schema{
+			s.Ref, s.RecursiveRef, s.DynamicRef, s.Not, s.If, s.Then, s.Else,
+			s.PropertyNames, s.UnevaluatedProperties, s.Items2020, s.Contains,
+			s.UnevaluatedItems, s.ContentSchema,
+		} {
+			walk(sub)
+		}
+		walkAll(s.AllOf)
+		walkAll(s.AnyOf)
+		walkAll(s.OneOf)
+		walkAll(s.PrefixItems)
+		for _, sub := range s.Properties {
+			walk(sub)
+		}
+		for _, sub := range s.PatternProperties {
+			walk(sub)
+		}
+		for _, sub := range s.DependentSchemas {
+			walk(sub)
+		}
+		for _, dep := range s.Dependencies {
+			walkAny(dep)
+		}
+		walkAny(s.AdditionalProperties)
+		walkAny(s.AdditionalItems)
+		walkAny(s.Items)
+	}
+	walk(root)
+	return idx
+}
+
+// Keywords whose value is a schema, a map of schemas or an array of schemas:
+// what dropBadPatterns walks. enum, const, default and examples hold data,
+// which must not be touched.
+var (
+	schemaKeywords = map[string]bool{
+		"additionalProperties": true, "additionalItems": true, "unevaluatedProperties": true,
+		"unevaluatedItems": true, "contains": true, "propertyNames": true, "not": true,
+		"if": true, "then": true, "else": true, "contentSchema": true, "items": true,
+	}
+	schemaMapKeywords = map[string]bool{
+		"properties": true, "patternProperties": true, "$defs": true, "definitions": true,
+		"dependentSchemas": true, "dependencies": true,
+	}
+	schemaListKeywords = map[string]bool{
+		"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true, "items": true,
+	}
+)
+
+// dropBadPatterns removes each "pattern" that Go's regexp cannot compile
+// (ECMA 262 lookaround, backreferences…), noting it in warnings, so the rest
+// of the schema still validates. It reports whether it changed doc.
+func dropBadPatterns(doc any, ptr string, warnings *[]string) bool {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return false
+	}
+	changed := false
+	if p, ok := m["pattern"].(string); ok {
+		if _, err := regexp.Compile(p); err != nil {
+			delete(m, "pattern")
+			changed = true
+			*warnings = append(*warnings, fmt.Sprintf(
+				"%s/pattern: %s is not a regular expression Go can run (%s); it is not checked",
+				ptr, quote(p), regexpReason(err)))
+		}
+	}
+	for kw, v := range m {
+		at := ptr + "/" + escapePointer(kw)
+		if schemaKeywords[kw] {
+			changed = dropBadPatterns(v, at, warnings) || changed
+		}
+		if schemaMapKeywords[kw] {
+			if sub, ok := v.(map[string]any); ok {
+				for name, s := range sub {
+					changed = dropBadPatterns(s, at+"/"+escapePointer(name), warnings) || changed
+				}
+			}
+		}
+		if schemaListKeywords[kw] {
+			if list, ok := v.([]any); ok {
+				for i, s := range list {
+					changed = dropBadPatterns(s, fmt.Sprintf("%s/%d", at, i), warnings) || changed
+				}
+			}
+		}
+	}
+	return changed
+}
+
+// regexpReason is the part of a regexp error that says what is wrong.
+func regexpReason(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return string(se.Code)
+	}
+	return err.Error()
+}
+
+// escapePointer escapes a JSON pointer token (RFC 6901).
+func escapePointer(token string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(token, "~", "~0"), "/", "~1")
+}
+
+// unescapePointer undoes escapePointer.
+func unescapePointer(token string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

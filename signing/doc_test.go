@@ -1,0 +1,171 @@
+package signing
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pythonDriver follows the Python example of docs/signing.md when the test
+// runs it. It reads a case from stdin, verifies the request twice (the
+// second time must be refused as a replay) and prints the signed result or
+// the reason verification failed.
+const pythonDriver = `
+
+import sys as _sys
+_case = json.load(_sys.stdin)
+_key = _case["key"].encode()
+_seen = {}
+try:
+    _nonce = verify_request(_key, _case["params"], _seen)
+except ValueError as e:
+    print(json.dumps({"error": str(e)}))
+    _sys.exit(0)
+try:
+    verify_request(_key, _case["params"], _seen)
+    print(json.dumps({"error": "replayed request accepted"}))
+    _sys.exit(0)
+except ValueError as e:
+    if str(e) != "nonce already used":
+        raise
+print(json.dumps({"result": sign_result(_key, _case["params"]["name"], _case["result"], _nonce, kid="k1")}))
+`
+
+// extractPythonExample returns the single python code block of docs/signing.md.
+func extractPythonExample(t *testing.T) string {
+	t.Helper()
+	doc, err := os.ReadFile("../docs/signing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(string(doc), "```python\n")
+	if len(parts) != 2 {
+		t.Fatalf("docs/signing.md has %d python code blocks, want exactly 1", len(parts)-1)
+	}
+	code, _, ok := strings.Cut(parts[1], "\n```")
+	if !ok {
+		t.Fatal("unterminated python code block in docs/signing.md")
+	}
+	return code + "\n"
+}
+
+// TestDocPythonExample runs the Python server example of docs/signing.md
+// against requests signed here, and verifies the results it signs.
+func TestDocPythonExample(t *testing.T) {
+	py := requirePython3(t)
+	script := filepath.Join(t.TempDir(), "example.py")
+	if err := os.WriteFile(script, []byte(extractPythonExample(t)+pythonDriver), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key := []byte("doc example key")
+	tests := []struct {
+		name      string
+		args      string
+		sentArgs  string // what the server receives, if tampered with
+		key       []byte // signing key, if not key
+		signedAt  time.Duration
+		result    string
+		wantError string // reason the Python server gives
+	}{
+		{
+			name:   "plain",
+			args:   `{"city":"Lyon","days":3}`,
+			result: `{"content":[{"type":"text","text":"sunny"}],"isError":false}`,
+		},
+		{
+			name:   "unicode, floats, big integers and existing _meta",
+			args:   `{"q":"café 😀 \"quoted\"\n","ratio":1.0,"tiny":1e-7,"big":18446744073709551616,"nested":{"b":[],"a":{}}}`,
+			result: `{"content":[{"type":"text","text":"Léger, 21°C 🌧"}],"structuredContent":{"temp":21.0,"n":-0.0},"_meta":{"progressToken":"p1"}}`,
+		},
+		{
+			name:   "result with an empty _meta",
+			args:   `{}`,
+			result: `{"content":[],"_meta":{}}`,
+		},
+		{
+			name:   "result that already carries a stale signature",
+			args:   `{}`,
+			result: `{"content":[],"_meta":{"signature":{"alg":"HMAC-SHA256","nonce":"old","timestamp":"2020-01-01T00:00:00Z","value":"00"}}}`,
+		},
+		{
+			name:      "tampered arguments",
+			args:      `{"amount":10}`,
+			sentArgs:  `{"amount":1000}`,
+			result:    `{"content":[]}`,
+			wantError: "signature value does not match",
+		},
+		{
+			name:      "wrong key",
+			args:      `{}`,
+			key:       []byte("not the server's key"),
+			result:    `{"content":[]}`,
+			wantError: "signature value does not match",
+		},
+		{
+			name:      "stale request",
+			args:      `{}`,
+			signedAt:  -10 * time.Minute,
+			result:    `{"content":[]}`,
+			wantError: "timestamp too old",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			signKey := key
+			if tt.key != nil {
+				signKey = tt.key
+			}
+			sig, err := SignRequest(signKey, FormPython, "", "weather", json.RawMessage(tt.args), time.Now().Add(tt.signedAt))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent := tt.args
+			if tt.sentArgs != "" {
+				sent = tt.sentArgs
+			}
+			params, err := AttachSignature(json.RawMessage(`{"name":"weather","arguments":`+sent+`}`), sig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := json.Marshal(map[string]any{"key": string(key), "params": params, "result": json.RawMessage(tt.result)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(py, script)
+			cmd.Stdin = bytes.NewReader(in)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("python example failed: %v\n%s", err, stderr.String())
+			}
+			var answer struct {
+				Error  string          `json:"error"`
+				Result json.RawMessage `json:"result"`
+			}
+			if err := json.Unmarshal(out, &answer); err != nil {
+				t.Fatalf("python printed %q: %v", out, err)
+			}
+			if answer.Error != tt.wantError {
+				t.Fatalf("python server error = %q, want %q", answer.Error, tt.wantError)
+			}
+			if tt.wantError != "" {
+				return
+			}
+			if err := VerifyResult(key, FormPython, "weather", answer.Result, sig.Nonce, time.Now(), 0); err != nil {
+				t.Fatalf("VerifyResult of the Python-signed result: %v\nresult: %s", err, answer.Result)
+			}
+			// The same answer must not pass for another request.
+			err = VerifyResult(key, FormPython, "weather", answer.Result, "another nonce", time.Now(), 0)
+			if !errors.Is(err, ErrNonceMismatch) {
+				t.Errorf("result checked against another nonce: err = %v, want ErrNonceMismatch", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,159 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+)
+
+// Auto is a [Transport] for a URL that may serve either Streamable HTTP or
+// the legacy HTTP+SSE transport, detected as the backwards-compatibility
+// section of the 2025-11-25 transports specification describes.
+//
+// The first message written (initialize, for a client) is POSTed as
+// Streamable HTTP. If the server answers 400, 404 or 405, the connection
+// falls back to legacy SSE: it GETs the same URL, expects the `endpoint`
+// event, and writes the same message there. Any other failure (401, 500, a
+// refused connection) is returned as is, because it says nothing about the
+// transport. The choice is reported through OnEvent as
+// [EventTransportChosen] with detail "streamable-http" or "sse", and holds
+// for the rest of the connection. A 400 whose body is a JSON-RPC response
+// to the message is an answer, not a refusal, so no fallback happens.
+//
+// Read waits until the choice is made. Everything else behaves as
+// [StreamableHTTP] or [SSE] does.
+type Auto struct {
+	// Options configure the connection; URL is the server's URL.
+	Options HTTPOptions
+}
+
+// String describes the transport for traces: "auto URL".
+func (t *Auto) String() string { return "auto " + displayURL(t.Options.URL) }
+
+// Connect checks the options; detection happens on the first Write.
+func (t *Auto) Connect(ctx context.Context) (Connection, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := newHTTPBase(t.Options)
+	if err != nil {
+		return nil, err
+	}
+	return &autoConn{
+		base:   b,
+		first:  newStreamableConn(b),
+		chosen: make(chan struct{}),
+		done:   make(chan struct{}),
+	}, nil
+}
+
+// autoConn is the Connection of Auto.
+type autoConn struct {
+	base  *httpBase
+	first *streamableConn // the Streamable HTTP attempt
+
+	decideMu sync.Mutex // held by the Write that decides
+
+	mu     sync.Mutex
+	inner  Connection    // set once, before chosen is closed
+	chosen chan struct{} // closed when inner is set
+	closed bool
+	done   chan struct{}
+
+	closeOnce sync.Once
+}
+
+func (a *autoConn) current() Connection {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.inner
+}
+
+// Read waits for the transport to be chosen and reads from it.
+func (a *autoConn) Read(ctx context.Context) (json.RawMessage, error) {
+	select {
+	case <-a.chosen:
+		return a.current().Read(ctx)
+	default:
+	}
+	select {
+	case <-a.chosen:
+		return a.current().Read(ctx)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-a.done:
+		return nil, ErrClosed
+	}
+}
+
+// Write sends msg; the first successful Write decides the transport.
+func (a *autoConn) Write(ctx context.Context, msg json.RawMessage) error {
+	if inner := a.current(); inner != nil {
+		return inner.Write(ctx, msg)
+	}
+	a.decideMu.Lock()
+	if inner := a.current(); inner != nil {
+		a.decideMu.Unlock()
+		return inner.Write(ctx, msg)
+	}
+	defer a.decideMu.Unlock()
+	err := a.first.Write(ctx, msg)
+	var he *HTTPError
+	if !errors.As(err, &he) || (he.Status != http.StatusBadRequest && he.Status != http.StatusNotFound && he.Status != http.StatusMethodNotAllowed) {
+		if err != nil {
+			// Undecided: nothing was learnt about the transport.
+			return err
+		}
+		return a.choose(a.first, "streamable-http")
+	}
+
+	a.base.event(EventFallback, he.Status)
+	a.first.Close()
+	legacy, lerr := connectSSE(ctx, a.base)
+	if lerr != nil {
+		return fmt.Errorf("%w; the legacy HTTP+SSE transport failed too: %w", err, lerr)
+	}
+	if err := legacy.Write(ctx, msg); err != nil {
+		legacy.Close()
+		return err
+	}
+	return a.choose(legacy, "sse")
+}
+
+// choose makes c the connection for good, unless Close came first.
+func (a *autoConn) choose(c Connection, name string) error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		c.Close()
+		return ErrClosed
+	}
+	a.inner = c
+	close(a.chosen)
+	a.mu.Unlock()
+	a.base.event(EventTransportChosen, name)
+	return nil
+}
+
+// Close closes whichever connection exists.
+func (a *autoConn) Close() error {
+	var err error
+	a.closeOnce.Do(func() {
+		a.mu.Lock()
+		a.closed = true
+		inner := a.inner
+		a.mu.Unlock()
+		close(a.done)
+		if inner != nil && inner != Connection(a.first) {
+			err = inner.Close()
+		}
+		// Closing first again (after a fallback) is harmless.
+		if e := a.first.Close(); err == nil {
+			err = e
+		}
+	})
+	return err
+}

@@ -1,0 +1,237 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// parseAll returns every event of input and the reader's final state.
+func parseAll(t testing.TB, r io.Reader, seed string) ([]sseEvent, *sseReader) {
+	t.Helper()
+	p := newSSEReader(r, seed)
+	var evs []sseEvent
+	for {
+		ev, err := p.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("Next: %v", err)
+			}
+			return evs, p
+		}
+		evs = append(evs, ev)
+	}
+}
+
+func TestSSEParse(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		seed      string
+		want      []sseEvent
+		wantID    string
+		wantRetry time.Duration
+	}{
+		{
+			name: "message",
+			in:   "event: message\ndata: {\"a\":1}\n\n",
+			want: []sseEvent{{Type: "message", Data: []byte(`{"a":1}`)}},
+		},
+		{
+			name: "default type and no space after colon",
+			in:   "data:x\n\n",
+			want: []sseEvent{{Data: []byte("x")}},
+		},
+		{
+			name: "only one leading space is removed",
+			in:   "data:  two\n\n",
+			want: []sseEvent{{Data: []byte(" two")}},
+		},
+		{
+			name: "multi-line data joined with LF",
+			in:   "data: a\ndata: b\ndata:\ndata: c\n\n",
+			want: []sseEvent{{Data: []byte("a\nb\n\nc")}},
+		},
+		{
+			name: "CRLF endings",
+			in:   "id: 1\r\ndata: a\r\n\r\ndata: b\r\n\r\n",
+			want: []sseEvent{{Data: []byte("a"), ID: "1"}, {Data: []byte("b"), ID: "1"}},
+			wantID: "1",
+		},
+		{
+			name: "CR endings",
+			in:   "data: a\rdata: b\r\rdata: c\r\r",
+			want: []sseEvent{{Data: []byte("a\nb")}, {Data: []byte("c")}},
+		},
+		{
+			name: "mixed endings",
+			in:   "data: a\r\ndata: b\rdata: c\n\r\n",
+			want: []sseEvent{{Data: []byte("a\nb\nc")}},
+		},
+		{
+			name: "comments ignored",
+			in:   ": ping\n:\ndata: x\n: more\n\n",
+			want: []sseEvent{{Data: []byte("x")}},
+		},
+		{
+			name:      "empty data is not dispatched but id and retry count",
+			in:        "id: prime-1\nretry: 500\ndata:\n\n",
+			want:      nil,
+			wantID:    "prime-1",
+			wantRetry: 500 * time.Millisecond,
+		},
+		{
+			name:   "event with no data field at all is not dispatched",
+			in:     "event: endpoint\nid: 7\n\n",
+			wantID: "7",
+		},
+		{
+			name: "event type does not leak into the next event",
+			in:   "event: endpoint\n\ndata: x\n\n",
+			want: []sseEvent{{Data: []byte("x")}},
+		},
+		{
+			name:   "empty id resets",
+			in:     "id: 1\ndata: a\n\nid\ndata: b\n\n",
+			want:   []sseEvent{{Data: []byte("a"), ID: "1"}, {Data: []byte("b")}},
+			wantID: "",
+		},
+		{
+			name:   "id with NUL is ignored",
+			in:     "id: a\x00b\ndata: x\n\n",
+			seed:   "old",
+			want:   []sseEvent{{Data: []byte("x"), ID: "old"}},
+			wantID: "old",
+		},
+		{
+			name:   "seeded id carries over",
+			in:     "data: x\n\n",
+			seed:   "e-4",
+			want:   []sseEvent{{Data: []byte("x"), ID: "e-4"}},
+			wantID: "e-4",
+		},
+		{
+			name:      "retry must be digits only",
+			in:        "retry: 100\nretry: 2x\nretry: -5\nretry: 1.5\nretry:\ndata: x\n\n",
+			want:      []sseEvent{{Data: []byte("x")}},
+			wantRetry: 100 * time.Millisecond,
+		},
+		{
+			name: "unknown fields and lines without colon ignored",
+			in:   "foo: bar\ngarbage\ndata\n\ndata: y\n\n",
+			// "data" alone is a data field with an empty value: an
+			// empty event, not dispatched.
+			want: []sseEvent{{Data: []byte("y")}},
+		},
+		{
+			name:   "incomplete event at EOF is discarded, its id too",
+			in:     "data: a\n\nid: 9\ndata: b\n",
+			want:   []sseEvent{{Data: []byte("a")}},
+			wantID: "",
+		},
+		{
+			name: "unterminated last line is discarded",
+			in:   "data: a\n\ndata: b",
+			want: []sseEvent{{Data: []byte("a")}},
+		},
+		{
+			name: "byte order mark",
+			in:   "\xEF\xBB\xBFdata: x\n\n",
+			want: []sseEvent{{Data: []byte("x")}},
+		},
+		{
+			name: "colon in value kept",
+			in:   "data: http://x:1/y\n\n",
+			want: []sseEvent{{Data: []byte("http://x:1/y")}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Every chunking must give the same result: whole, and one
+			// byte per read (which splits CRLF pairs and the BOM).
+			for _, r := range []io.Reader{strings.NewReader(tt.in), iotest.OneByteReader(strings.NewReader(tt.in))} {
+				got, p := parseAll(t, r, tt.seed)
+				if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b []byte) bool { return bytes.Equal(a, b) })); diff != "" {
+					t.Errorf("events (-want +got):\n%s", diff)
+				}
+				if p.lastID != tt.wantID {
+					t.Errorf("last event ID = %q, want %q", p.lastID, tt.wantID)
+				}
+				if p.retry != tt.wantRetry {
+					t.Errorf("retry = %v, want %v", p.retry, tt.wantRetry)
+				}
+			}
+		})
+	}
+}
+
+func TestSSEParseReadError(t *testing.T) {
+	boom := errors.New("boom")
+	p := newSSEReader(io.MultiReader(strings.NewReader("data: a\n\ndata: b\n"), iotest.ErrReader(boom)), "")
+	if ev, err := p.Next(); err != nil || string(ev.Data) != "a" {
+		t.Fatalf("first Next = %q, %v", ev.Data, err)
+	}
+	if _, err := p.Next(); !errors.Is(err, boom) {
+		t.Fatalf("second Next error = %v, want %v", err, boom)
+	}
+}
+
+// TestSSEParseHuge checks that one 50 MB data line goes through whole: no
+// line-length limit anywhere.
+func TestSSEParseHuge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 150 MB")
+	}
+	const size = 50 << 20
+	payload := bytes.Repeat([]byte("x"), size)
+	var in bytes.Buffer
+	in.WriteString("id: big\nevent: message\ndata: ")
+	in.Write(payload)
+	in.WriteString("\r\n\r\ndata: after\n\n")
+	evs, p := parseAll(t, &in, "")
+	if len(evs) != 2 {
+		t.Fatalf("got %d events, want 2", len(evs))
+	}
+	if len(evs[0].Data) != size || !bytes.Equal(evs[0].Data, payload) {
+		t.Fatalf("big event has %d bytes, want %d", len(evs[0].Data), size)
+	}
+	if string(evs[1].Data) != "after" || p.lastID != "big" {
+		t.Fatalf("second event %q, last id %q", evs[1].Data, p.lastID)
+	}
+}
+
+// FuzzSSEParse checks that no input panics and that how the input is split
+// into reads never changes the events.
+func FuzzSSEParse(f *testing.F) {
+	for _, seed := range []string{
+		"data: x\n\n",
+		"id: 1\r\nretry: 10\r\ndata:\r\n\r\n",
+		"event: endpoint\rdata: /m?s=1\r\r",
+		": c\ndata\ndata:\n\nid\x00\n\n",
+		"\xEF\xBB\xBFdata: a\n\n\n\n",
+		"retry: 99999999999999999999999\ndata: y\n\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		whole, p1 := parseAll(t, bytes.NewReader(in), "s")
+		bytewise, p2 := parseAll(t, iotest.OneByteReader(bytes.NewReader(in)), "s")
+		if len(whole) != len(bytewise) {
+			t.Fatalf("%d events whole, %d byte by byte", len(whole), len(bytewise))
+		}
+		for i := range whole {
+			if whole[i].Type != bytewise[i].Type || whole[i].ID != bytewise[i].ID || !bytes.Equal(whole[i].Data, bytewise[i].Data) {
+				t.Fatalf("event %d differs: %+v vs %+v", i, whole[i], bytewise[i])
+			}
+		}
+		if p1.lastID != p2.lastID || p1.retry != p2.retry {
+			t.Fatalf("state differs: %q/%v vs %q/%v", p1.lastID, p1.retry, p2.lastID, p2.retry)
+		}
+	})
+}
