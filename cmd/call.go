@@ -107,7 +107,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	}
 	p := f.printer()
 	if opts.Output.isJSON() {
-		if err := p.JSON(res); err != nil {
+		if err := p.JSON(res.Raw); err != nil {
 			return err
 		}
 	} else if err := printToolResult(p, res, opts.SaveDir); err != nil {

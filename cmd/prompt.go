@@ -78,7 +78,7 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 	}
 	p := f.printer()
 	if opts.Output.isJSON() {
-		return p.JSON(res)
+		return p.JSON(res.Raw)
 	}
 	if res.Description != "" {
 		p.Fields([][2]string{{"Description", res.Description}})

@@ -68,7 +68,7 @@ func readRun(ctx context.Context, opts *ReadOptions) error {
 	}
 	p := f.printer()
 	if opts.Output.isJSON() {
-		return p.JSON(res)
+		return p.JSON(res.Raw)
 	}
 	// Each item of contents renders like an embedded resource block.
 	blocks := make([]client.Content, len(res.Contents))

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 )
 
 // JSON writes v as JSON indented by two spaces, followed by a newline.
@@ -16,65 +15,108 @@ import (
 // for people and jq, not for embedding in HTML. On a colour terminal object
 // keys and strings are coloured.
 func (p *Printer) JSON(v any) error {
-	var buf bytes.Buffer
-	if raw, ok := v.(json.RawMessage); ok {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			raw = json.RawMessage("null")
-		}
-		if err := json.Indent(&buf, raw, "", "  "); err != nil {
-			return fmt.Errorf("indenting JSON: %w", err)
-		}
-		buf.WriteByte('\n')
-	} else {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
 		if err := enc.Encode(v); err != nil {
 			return fmt.Errorf("encoding JSON: %w", err)
 		}
+		raw = buf.Bytes()
 	}
-	if !p.Color {
-		_, err := p.out().Write(buf.Bytes())
-		return err
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("null")
 	}
-	st := p.styles()
-	return writeColoredJSON(p.out(), buf.Bytes(), spanOf(st.jsonKey), spanOf(st.jsonString))
+	// Validating first lets the indenter below trust its input; the scan
+	// allocates nothing, which matters for a 50 MB result.
+	if !json.Valid(raw) {
+		return fmt.Errorf("indenting JSON: invalid JSON: %s", excerpt(raw))
+	}
+	var key, str span
+	if p.Color {
+		st := p.styles()
+		key, str = spanOf(st.jsonKey), spanOf(st.jsonString)
+	}
+	bw := bufio.NewWriterSize(p.out(), 64<<10)
+	writeIndented(bw, raw, key, str)
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
 
-// writeColoredJSON writes valid JSON data with every string token wrapped in
-// str's escape sequences, or key's when a colon follows it.
-func writeColoredJSON(w io.Writer, data []byte, key, str span) error {
-	bw := bufio.NewWriter(w)
-	last := 0
-	for i := 0; i < len(data); i++ {
-		if data[i] != '"' {
-			continue
+// writeIndented writes valid JSON data indented by two spaces, streaming:
+// unlike json.Indent into a buffer, it never holds a second copy of data.
+// String tokens are wrapped in str's escape sequences, or key's when they
+// are object keys; empty spans write plain JSON.
+func writeIndented(w *bufio.Writer, data []byte, key, str span) {
+	depth := 0
+	newline := func() {
+		w.WriteByte('\n')
+		for range depth {
+			w.WriteString("  ")
 		}
-		end := i + 1
-		for end < len(data) && data[end] != '"' {
-			if data[end] == '\\' {
+	}
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			end := i + 1
+			for end < len(data) && data[end] != '"' {
+				if data[end] == '\\' {
+					end++
+				}
 				end++
 			}
-			end++
+			end = min(end+1, len(data))
+			next := end
+			for next < len(data) && isJSONSpace(data[next]) {
+				next++
+			}
+			sp := str
+			if next < len(data) && data[next] == ':' {
+				sp = key
+			}
+			w.WriteString(sp.pre)
+			w.Write(data[i:end])
+			w.WriteString(sp.post)
+			i = end - 1
+		case '{', '[':
+			w.WriteByte(c)
+			next := i + 1
+			for next < len(data) && isJSONSpace(data[next]) {
+				next++
+			}
+			if next < len(data) && (data[next] == '}' || data[next] == ']') {
+				// Empty containers stay on one line: {} and [].
+				w.WriteByte(data[next])
+				i = next
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			w.WriteByte(c)
+		case ',':
+			w.WriteByte(c)
+			newline()
+		case ':':
+			w.WriteString(": ")
+		default:
+			w.WriteByte(c)
 		}
-		end = min(end+1, len(data))
-		next := end
-		for next < len(data) && isJSONSpace(data[next]) {
-			next++
-		}
-		sp := str
-		if next < len(data) && data[next] == ':' {
-			sp = key
-		}
-		bw.Write(data[last:i])
-		bw.WriteString(sp.pre)
-		bw.Write(data[i:end])
-		bw.WriteString(sp.post)
-		last = end
-		i = end - 1
 	}
-	bw.Write(data[last:])
-	return bw.Flush()
+}
+
+// excerpt shortens invalid JSON for an error message.
+func excerpt(b []byte) string {
+	if len(b) > 60 {
+		return fmt.Sprintf("%q…", b[:60])
+	}
+	return fmt.Sprintf("%q", b)
 }
 
 func isJSONSpace(c byte) bool {

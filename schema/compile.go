@@ -16,9 +16,16 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// maxSchemaSize bounds the work one schema can ask of Compile. Tool schemas
-// are kilobytes; a server sending more than this is broken or hostile.
-const maxSchemaSize = 4 << 20
+// Bounds on the work one schema can ask of Compile (the MCP specification
+// asks clients to bound it). Tool schemas are kilobytes with tens of
+// subschemas. Checking a schema against its meta-schema costs about a
+// millisecond per kilobyte, and the library compiles 2020-12 schemas in time
+// quadratic in the number of subschemas (half a second for 3000 on a slow
+// machine), so a server sending more than this is broken or hostile.
+const (
+	maxSchemaSize = 1 << 20
+	maxSubschemas = 5000
+)
 
 // baseURL is the address the compiled document is given. Its scheme is ours,
 // so no loader knows it, and a relative $ref resolved against it is shown as
@@ -210,12 +217,15 @@ func compile(raw json.RawMessage, onLoad func(url string)) (s *Schema, err error
 			Msg:     "must be an object or a boolean, got " + describe(d),
 		}}}
 	}
-	var warnings []string
-	if dropBadPatterns(doc, "", &warnings) {
+	w := &walk{}
+	if w.inspect(doc, ""); w.count > maxSubschemas {
+		return nil, fmt.Errorf("schema has more than %d subschemas; mcpctl does not compile schemas that large", maxSubschemas)
+	}
+	if w.changed {
 		if raw, err = json.Marshal(doc); err != nil {
 			return nil, fmt.Errorf("schema: %w", err)
 		}
-		slices.Sort(warnings)
+		slices.Sort(w.warnings)
 	}
 
 	c := jsonschema.NewCompiler()
@@ -252,7 +262,7 @@ func compile(raw json.RawMessage, onLoad func(url string)) (s *Schema, err error
 		compiled: compiled,
 		index:    indexSchemas(compiled),
 		dialect:  dialect,
-		warnings: warnings,
+		warnings: w.warnings,
 	}, nil
 }
 
@@ -391,7 +401,7 @@ func indexSchemas(root *jsonschema.Schema) map[string]*jsonschema.Schema {
 }
 
 // Keywords whose value is a schema, a map of schemas or an array of schemas:
-// what dropBadPatterns walks. enum, const, default and examples hold data,
+// what walk.inspect follows. enum, const, default and examples hold data,
 // which must not be touched.
 var (
 	schemaKeywords = map[string]bool{
@@ -408,20 +418,27 @@ var (
 	}
 )
 
-// dropBadPatterns removes each "pattern" that Go's regexp cannot compile
-// (ECMA 262 lookaround, backreferences…), noting it in warnings, so the rest
-// of the schema still validates. It reports whether it changed doc.
-func dropBadPatterns(doc any, ptr string, warnings *[]string) bool {
+// walk goes through the subschemas of a schema document before the library
+// sees it: it counts them, and removes each "pattern" that Go's regexp
+// cannot compile (ECMA 262 lookaround, backreferences…), noting it in
+// warnings, so the rest of the schema still validates.
+type walk struct {
+	count    int      // subschemas seen
+	changed  bool     // whether a pattern was removed
+	warnings []string // one per pattern removed
+}
+
+func (w *walk) inspect(doc any, ptr string) {
 	m, ok := doc.(map[string]any)
-	if !ok {
-		return false
+	if !ok || w.count > maxSubschemas {
+		return
 	}
-	changed := false
+	w.count++
 	if p, ok := m["pattern"].(string); ok {
 		if _, err := regexp.Compile(p); err != nil {
 			delete(m, "pattern")
-			changed = true
-			*warnings = append(*warnings, fmt.Sprintf(
+			w.changed = true
+			w.warnings = append(w.warnings, fmt.Sprintf(
 				"%s/pattern: %s is not a regular expression Go can run (%s); it is not checked",
 				ptr, quote(p), regexpReason(err)))
 		}
@@ -429,24 +446,23 @@ func dropBadPatterns(doc any, ptr string, warnings *[]string) bool {
 	for kw, v := range m {
 		at := ptr + "/" + escapePointer(kw)
 		if schemaKeywords[kw] {
-			changed = dropBadPatterns(v, at, warnings) || changed
+			w.inspect(v, at)
 		}
 		if schemaMapKeywords[kw] {
 			if sub, ok := v.(map[string]any); ok {
 				for name, s := range sub {
-					changed = dropBadPatterns(s, at+"/"+escapePointer(name), warnings) || changed
+					w.inspect(s, at+"/"+escapePointer(name))
 				}
 			}
 		}
 		if schemaListKeywords[kw] {
 			if list, ok := v.([]any); ok {
 				for i, s := range list {
-					changed = dropBadPatterns(s, fmt.Sprintf("%s/%d", at, i), warnings) || changed
+					w.inspect(s, fmt.Sprintf("%s/%d", at, i))
 				}
 			}
 		}
 	}
-	return changed
 }
 
 // regexpReason is the part of a regexp error that says what is wrong.

@@ -118,6 +118,25 @@ func TestCompileErrors(t *testing.T) {
 	}
 }
 
+func TestCompileBounds(t *testing.T) {
+	props := make([]string, 5001)
+	for i := range props {
+		props[i] = fmt.Sprintf(`"p%d": {}`, i)
+	}
+	many := `{"properties": {` + strings.Join(props, ", ") + `}}`
+	_, err := schema.Compile(json.RawMessage(many))
+	if want := "schema has more than 5000 subschemas; mcpctl does not compile schemas that large"; err == nil || err.Error() != want {
+		t.Errorf("Compile of 5002 subschemas: error = %v, want %s", err, want)
+	}
+	mustCompile(t, `{"properties": {`+strings.Join(props[:4999], ", ")+`}}`)
+
+	huge := `{"description": "` + strings.Repeat("x", 1<<20) + `"}`
+	_, err = schema.Compile(json.RawMessage(huge))
+	if want := "schema is 1048595 bytes; mcpctl compiles schemas up to 1048576"; err == nil || err.Error() != want {
+		t.Errorf("Compile of a huge schema: error = %v, want %s", err, want)
+	}
+}
+
 func TestInvalidErrorViolations(t *testing.T) {
 	_, err := schema.Compile(json.RawMessage(`{"properties": {"days": {"minimum": "1"}}, "required": "days"}`))
 	var ie *schema.InvalidError

@@ -42,24 +42,24 @@ type Signature struct {
 
 // Reasons a verification fails, wrapped in a [*VerifyError]; test with errors.Is.
 var (
-	// ErrMissingSignature: a verify key was given but there is no _meta.signature.
+	// ErrMissingSignature means a verify key was given but there is no _meta.signature.
 	ErrMissingSignature = errors.New("missing signature")
-	// ErrMalformedSignature: the signature object, its timestamp or the
+	// ErrMalformedSignature means the signature object, its timestamp or the
 	// signed data cannot be read.
 	ErrMalformedSignature = errors.New("malformed signature")
-	// ErrUnsupportedAlg: alg is not HMAC-SHA256.
+	// ErrUnsupportedAlg means alg is not HMAC-SHA256.
 	ErrUnsupportedAlg = errors.New("unsupported signature algorithm")
-	// ErrValueMismatch: the value is not the HMAC of the canonical payload
+	// ErrValueMismatch means the value is not the HMAC of the canonical payload
 	// under the key; the data was altered, or the key or canonical form differ.
 	ErrValueMismatch = errors.New("signature value does not match")
-	// ErrNonceMismatch: a result's nonce is not the one the request sent, so
+	// ErrNonceMismatch means a result's nonce is not the one the request sent, so
 	// the result is replayed or answers another request.
 	ErrNonceMismatch = errors.New("nonce does not match the request (replayed or misdirected result)")
-	// ErrNonceReplayed: a request reuses a nonce the server has already seen.
+	// ErrNonceReplayed means a request reuses a nonce the server has already seen.
 	ErrNonceReplayed = errors.New("nonce already used (replayed request)")
-	// ErrTimestampTooOld: the timestamp is further in the past than the allowed skew.
+	// ErrTimestampTooOld means the timestamp is further in the past than the allowed skew.
 	ErrTimestampTooOld = errors.New("timestamp too old")
-	// ErrTimestampInFuture: the timestamp is further in the future than the allowed skew.
+	// ErrTimestampInFuture means the timestamp is further in the future than the allowed skew.
 	ErrTimestampInFuture = errors.New("timestamp in the future")
 )
 
@@ -71,6 +71,7 @@ type VerifyError struct {
 	Detail string
 }
 
+// Error names the reason and, when known, what was expected and found.
 func (e *VerifyError) Error() string {
 	if e.Detail == "" {
 		return "signature verification failed: " + e.Reason.Error()
@@ -171,7 +172,7 @@ func sign(key []byte, kid, nonce string, now time.Time, payload func(ts string) 
 // params.arguments. The timestamp must be within maxSkew of now (0 means
 // [DefaultMaxSkew]). If seen is not nil the nonce must be new to it, and is
 // remembered until the timestamp leaves the skew window. Failures are
-// [*VerifyError]s.
+// [*VerifyError] values, except [ErrNonceCacheFull] and an unknown form.
 func VerifyRequest(key []byte, form, tool string, arguments json.RawMessage, sig *Signature, now time.Time, maxSkew time.Duration, seen *NonceCache) error {
 	if err := checkForm(form); err != nil {
 		return err
@@ -203,16 +204,16 @@ func VerifyRequest(key []byte, form, tool string, arguments json.RawMessage, sig
 // whole result object, sentNonce the nonce of the request's signature. The
 // result's signature must be present, match the result under key, echo
 // sentNonce, and carry a timestamp within maxSkew of now (0 means
-// [DefaultMaxSkew]). Failures are [*VerifyError]s naming the first problem;
-// the value is checked before the nonce and timestamp, so those two are only
-// judged once they are known to be authentic.
+// [DefaultMaxSkew]). Failures are [*VerifyError] values naming the first
+// problem. The value is checked before the nonce and the timestamp, so those
+// two are only judged once they are known to be authentic.
 func VerifyResult(key []byte, form, tool string, result json.RawMessage, sentNonce string, now time.Time, maxSkew time.Duration) error {
 	if err := checkForm(form); err != nil {
 		return err
 	}
 	stripped, sig, err := StripSignature(result)
 	if err != nil {
-		return &VerifyError{Reason: ErrMalformedSignature, Detail: err.Error()}
+		return &VerifyError{Reason: ErrMalformedSignature, Detail: "reading the result: " + err.Error()}
 	}
 	if sig == nil {
 		return verifyErrorf(ErrMissingSignature, "result has no _meta.signature (is the server configured to sign?)")
@@ -335,10 +336,13 @@ func StripSignature(obj json.RawMessage) (stripped json.RawMessage, sig *Signatu
 		}
 		metaMembers = append(metaMembers[:sigAt:sigAt], metaMembers[sigAt+1:]...)
 	}
-	if len(metaMembers) == 0 {
+	switch {
+	case len(metaMembers) == 0:
 		members = append(members[:metaAt:metaAt], members[metaAt+1:]...)
-	} else if sigAt >= 0 {
+	case sigAt >= 0:
 		members[metaAt].value = writeObject(metaMembers)
+	default:
+		return obj, nil, nil
 	}
 	return writeObject(members), sig, nil
 }

@@ -37,6 +37,9 @@ const (
 	// EventReconnecting: an event stream ended early and is being resumed;
 	// detail says which stream, the Last-Event-ID and the delay.
 	EventReconnecting = "reconnecting"
+	// EventGetStreamOpened: the GET event stream is open (again); detail
+	// is the Last-Event-ID sent, if any.
+	EventGetStreamOpened = "get stream opened"
 	// EventGetStreamUnsupported: the server offers no GET event stream;
 	// detail is the HTTP status.
 	EventGetStreamUnsupported = "get stream unsupported"

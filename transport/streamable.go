@@ -752,6 +752,7 @@ func (c *streamableConn) getLoop() {
 			}
 			continue
 		}
+		c.event(EventGetStreamOpened, st.lastID)
 		st.progress = false
 		err = c.consume(resp.Body, st)
 		resp.Body.Close()
