@@ -51,7 +51,6 @@ A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
   mcpctl call --demo weather city=Paris days=3 -o json
   mcpctl call --demo image --save-dir ./out
   mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) == 0 {

@@ -76,12 +76,12 @@ pages merged, e.g. {"tools": [...]}.`,
 	return cmd
 }
 
-// listing holds the fetched lists; nil means not fetched.
+// listing holds the fetched lists for the text output.
 type listing struct {
-	Tools     []client.Tool             `json:"tools,omitempty"`
-	Resources []client.Resource         `json:"resources,omitempty"`
-	Templates []client.ResourceTemplate `json:"resourceTemplates,omitempty"`
-	Prompts   []client.Prompt           `json:"prompts,omitempty"`
+	Tools     []client.Tool
+	Resources []client.Resource
+	Templates []client.ResourceTemplate
+	Prompts   []client.Prompt
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {

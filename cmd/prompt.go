@@ -31,7 +31,6 @@ arguments are strings: key=value, or key=@file for a file's contents.`,
 		Example: `  mcpctl prompt --demo review_code code='print(1)' language=python
   mcpctl prompt --demo summarize text=@README.md
   mcpctl prompt -o json --demo summarize text=hello`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) == 0 {

@@ -33,7 +33,6 @@ template's variables filled in.`,
   mcpctl read --demo demo://greeting/Ada
   mcpctl read --demo demo://logo.png --save-dir ./out
   mcpctl read -o json --demo demo://readme`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) != 1 {

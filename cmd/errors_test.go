@@ -1,0 +1,42 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/schema"
+)
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		name        string
+		err         error
+		interrupted bool
+		want        int
+	}{
+		{"nil", nil, false, ExitOK},
+		{"plain", errors.New("boom"), false, ExitError},
+		{"flag", flagErrorf("bad"), false, ExitUsage},
+		{"wrapped flag", fmt.Errorf("x: %w", flagErrorf("bad")), false, ExitUsage},
+		{"cobra unknown command", errors.New(`unknown command "x" for "mcpctl"`), false, ExitUsage},
+		{"arg", &schema.ArgError{Arg: "a", Msg: "bad"}, false, ExitUsage},
+		{"rpc", fmt.Errorf("calling: %w", &client.RPCError{Code: -32001, Message: "x"}), false, ExitRPCError},
+		{"tool error", &ExitCodeError{Code: ExitToolError}, false, ExitToolError},
+		{"timeout", fmt.Errorf("x: %w", &client.TimeoutError{Method: "tools/call", After: time.Second}), false, ExitTimeout},
+		{"deadline", context.DeadlineExceeded, false, ExitTimeout},
+		{"interrupted", fmt.Errorf("tools/call: %w", context.Canceled), true, ExitInterrupted},
+		{"cancelled without a signal", context.Canceled, false, ExitError},
+		{"version", &client.VersionError{Offered: "a", Answered: "b"}, false, ExitError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := exitCode(tt.err, tt.interrupted); got != tt.want {
+				t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+			}
+		})
+	}
+}
