@@ -20,8 +20,9 @@ type CallOptions struct {
 	Output   OutputOptions
 	Tool     string
 	Args     []string
-	ArgsJSON string
-	SaveDir  string
+	ArgsJSON   string
+	SaveDir    string
+	NoValidate bool
 }
 
 // NewCmdCall builds `mcpctl call`. runF replaces the run function in tests.
@@ -70,6 +71,7 @@ A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
 	addOutputFlags(cmd, &opts.Output)
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
 	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs (default: a new temporary folder)")
+	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
 	return cmd
 }
 
@@ -96,6 +98,11 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
+	if !opts.NoValidate {
+		if err := validateArguments(f, tool, args); err != nil {
+			return err
+		}
+	}
 	res, err := s.CallTool(ctx, tool.Name, args, client.CallOptions{ProgressToken: "mcpctl-call"})
 	if f.IOStreams.IsStderrTTY() {
 		// Clear a progress line, if one was drawn.
@@ -115,7 +122,59 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	if res.IsError {
 		return &ExitCodeError{Code: ExitToolError, Msg: fmt.Sprintf("tool %q reported an error (isError: true)", tool.Name)}
 	}
-	return nil
+	return validateResult(f, tool, res)
+}
+
+// validateArguments checks args against the tool's inputSchema before
+// anything is sent. A schema that does not compile is the server's defect,
+// reported as a warning: the call goes ahead unchecked.
+func validateArguments(f *Factory, tool *client.Tool, args map[string]any) error {
+	if len(tool.InputSchema) == 0 {
+		return nil
+	}
+	sch, err := schema.Compile(tool.InputSchema)
+	if err != nil {
+		f.printer().Warning(fmt.Sprintf("not checking the arguments: the inputSchema of tool %q does not compile: %v", tool.Name, err))
+		return nil
+	}
+	return violationsError(fmt.Sprintf("arguments for tool %q break its inputSchema (nothing was sent; --no-validate sends anyway)", tool.Name), sch.Validate(args))
+}
+
+// validateResult checks structuredContent against the tool's outputSchema
+// (server/tools.mdx: clients SHOULD validate). The result has been printed
+// already; violations go to stderr and set exit code 5.
+func validateResult(f *Factory, tool *client.Tool, res *client.CallToolResult) error {
+	if len(tool.OutputSchema) == 0 {
+		return nil
+	}
+	if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
+		return violationsError(fmt.Sprintf("the result of tool %q breaks its outputSchema", tool.Name),
+			[]schema.Violation{{Msg: "structuredContent is missing, but the tool declares an outputSchema"}})
+	}
+	sch, err := schema.Compile(tool.OutputSchema)
+	if err != nil {
+		f.printer().Warning(fmt.Sprintf("not checking structuredContent: the outputSchema of tool %q does not compile: %v", tool.Name, err))
+		return nil
+	}
+	violations, err := sch.ValidateJSON(res.StructuredContent)
+	if err != nil {
+		return fmt.Errorf("checking the structuredContent of tool %q: %w", tool.Name, err)
+	}
+	return violationsError(fmt.Sprintf("the result of tool %q breaks its outputSchema", tool.Name), violations)
+}
+
+// violationsError turns schema violations into one exit-5 error listing
+// each on its own line.
+func violationsError(headline string, violations []schema.Violation) error {
+	if len(violations) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(headline + ":")
+	for _, v := range violations {
+		b.WriteString("\n  " + v.String())
+	}
+	return &ExitCodeError{Code: ExitValidation, Msg: b.String()}
 }
 
 func printToolResult(p *render.Printer, res *client.CallToolResult, saveDir string) error {

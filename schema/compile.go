@@ -71,12 +71,13 @@ func (s *Schema) Dialect() string { return s.dialect }
 // Warnings lists parts of the schema that Validate does not check, each
 // naming its place in the schema: today, "pattern" regular expressions that
 // Go's RE2 engine cannot run (lookaround, backreferences, some \p classes).
-// Compiling such a schema fails in most validators; mcpctl checks the rest.
+// Rather than reject the whole schema, as the library would, mcpctl leaves
+// those out and checks the rest.
 func (s *Schema) Warnings() []string { return slices.Clone(s.warnings) }
 
-// RemoteRefError reports a reference to a schema outside the document
-// ($ref, or a $schema that names no known dialect's meta-schema). mcpctl
-// never fetches one: the MCP specification forbids dereferencing network
+// RemoteRefError reports a reference ($ref, $dynamicRef, $recursiveRef) to
+// a schema outside the document, found while compiling. mcpctl never
+// fetches one: the MCP specification forbids dereferencing network
 // references automatically, and a file reference would read the user's disk
 // on a server's say-so.
 type RemoteRefError struct {
@@ -93,7 +94,8 @@ func (e *RemoteRefError) Error() string {
 
 // DialectError reports a $schema that names no dialect mcpctl supports.
 type DialectError struct {
-	// Schema is the value of $schema, as JSON text when it is not a string.
+	// Schema is the value of $schema as JSON text: a string with its
+	// quotes, or whatever else the schema put there.
 	Schema string
 }
 
@@ -247,9 +249,9 @@ func compile(raw json.RawMessage, onLoad func(url string)) (s *Schema, err error
 		return nil, fmt.Errorf("schema: %w", err)
 	}
 	defer func() {
-		// The library panics on some inputs it accepted (a pattern its
-		// meta-schema let through, say); a server's schema must not crash
-		// mcpctl.
+		// The library type-asserts its way through the document, trusting
+		// the meta-schema check; should that trust be misplaced, a server's
+		// schema must still not crash mcpctl.
 		if r := recover(); r != nil {
 			s, err = nil, fmt.Errorf("schema cannot be compiled: %v", r)
 		}
@@ -268,15 +270,16 @@ func compile(raw json.RawMessage, onLoad func(url string)) (s *Schema, err error
 
 // dialectOf is the name of the dialect a $schema value names.
 func dialectOf(v any) (string, error) {
-	uri, ok := v.(string)
-	if !ok {
-		b, _ := json.Marshal(v)
-		return "", &DialectError{Schema: string(b)}
+	if uri, ok := v.(string); ok {
+		if name, ok := dialects[dialectKey(uri)]; ok {
+			return name, nil
+		}
 	}
-	if name, ok := dialects[dialectKey(uri)]; ok {
-		return name, nil
-	}
-	return "", &DialectError{Schema: quote(uri)}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // a decoded JSON value always encodes
+	return "", &DialectError{Schema: strings.TrimSuffix(buf.String(), "\n")}
 }
 
 // dialectKey normalises a $schema URI as the library does: http is https,
@@ -336,7 +339,9 @@ func displayLocation(s string) string {
 // back without loading anything when asked for their URLs.
 func metaIndex(ve *jsonschema.ValidationError) map[string]*jsonschema.Schema {
 	url, _, _ := strings.Cut(ve.AbsoluteKeywordLocation, "#")
-	meta, err := jsonschema.NewCompiler().Compile(url)
+	c := jsonschema.NewCompiler()
+	c.LoadURL = func(url string) (io.ReadCloser, error) { return nil, &RemoteRefError{Ref: url} }
+	meta, err := c.Compile(url)
 	if err != nil {
 		return nil
 	}

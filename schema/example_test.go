@@ -56,3 +56,53 @@ func ExampleProperties() {
 	// units string required=false ""
 	// days integer|null required=false ""
 }
+
+func ExampleSchema_Validate() {
+	inputSchema := json.RawMessage(`{
+		"type": "object",
+		"properties": {
+			"city": {"type": "string"},
+			"days": {"type": "integer", "minimum": 1},
+			"unit": {"enum": ["c", "f"]},
+			"color": {"type": "string"}
+		},
+		"required": ["city"],
+		"additionalProperties": false
+	}`)
+	s, err := schema.Compile(inputSchema)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	args, err := schema.ParseArgs([]string{"days=0", "unit=k", "colour=red"}, inputSchema, schema.ArgOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, v := range s.Validate(args) {
+		fmt.Println(v)
+	}
+	// Output:
+	// /: additional property "colour" is not allowed; did you mean "color"?
+	// /city: required property is missing
+	// /days: must be >= 1, got 0
+	// /unit: must be one of "c", "f", got "k"
+}
+
+func ExampleCompile() {
+	_, err := schema.Compile(json.RawMessage(`{"$ref": "https://example.com/weather.json"}`))
+	fmt.Println(err)
+	// Output:
+	// schema refers to "https://example.com/weather.json", which mcpctl does not fetch
+}
+
+func ExampleSuggest() {
+	tools := []string{"get_weather", "get_forecast", "echo"}
+	fmt.Println(schema.Suggest("get_wether", tools))
+	fmt.Println(schema.Suggest("GET_FORECAST", tools))
+	fmt.Printf("%q\n", schema.Suggest("delete_all", tools))
+	// Output:
+	// get_weather
+	// get_forecast
+	// ""
+}

@@ -279,16 +279,21 @@ func (f *formatter) union(ve *jsonschema.ValidationError, kw string) []problem {
 			}
 		}
 	}
-	parts := make([]string, len(branches))
+	const shown = 4 // alternatives listed; a long union would drown the message
+	var parts []string
 	for i, b := range branches {
+		if i == shown {
+			parts = append(parts, fmt.Sprintf("and %d more alternatives", len(branches)-shown))
+			break
+		}
 		if len(b) == 0 {
 			continue
 		}
-		first := b[0].Violation
-		parts[i] = fmt.Sprintf("%s/%d: %s", kw, i, first)
+		part := fmt.Sprintf("%s/%d: %s", kw, i, b[0].Violation)
 		if len(b) > 1 {
-			parts[i] += fmt.Sprintf(" (and %d more)", len(b)-1)
+			part += fmt.Sprintf(" (and %d more)", len(b)-1)
 		}
+		parts = append(parts, part)
 	}
 	what := "matches none of the " + kw + " alternatives"
 	return []problem{{Violation: Violation{Path: path, Keyword: kw, Msg: what + ": " + strings.Join(parts, "; ")}}}

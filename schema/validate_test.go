@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -146,6 +147,15 @@ func TestValidate(t *testing.T) {
 			value:  `{}`,
 			want: []string{
 				`/: matches none of the anyOf alternatives: anyOf/0: /a: required property is missing; anyOf/1: /b: required property is missing (and 1 more) [anyOf]`,
+			},
+		},
+		{
+			name:   "long union is cut",
+			schema: `{"oneOf": [{"required": ["a"]}, {"required": ["b"]}, {"required": ["c"]}, {"required": ["d"]}, {"required": ["e"]}, {"required": ["f"]}]}`,
+			value:  `{}`,
+			want: []string{
+				`/: matches none of the oneOf alternatives: oneOf/0: /a: required property is missing; oneOf/1: /b: required property is missing; ` +
+					`oneOf/2: /c: required property is missing; oneOf/3: /d: required property is missing; and 2 more alternatives [oneOf]`,
 			},
 		},
 		{
@@ -589,13 +599,22 @@ func TestValidateJSONErrors(t *testing.T) {
 	}
 }
 
+// TestValidateConcurrently shares a schema, and the compile cache, between
+// goroutines; run with -race.
 func TestValidateConcurrently(t *testing.T) {
-	s := mustCompile(t, weatherSchema)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			s, err := schema.Compile(json.RawMessage(weatherSchema))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := schema.Compile(uncached(weatherSchema)); err != nil {
+				t.Error(err)
+			}
 			for range 50 {
 				got := s.Validate(map[string]any{"city": "x", "days": int64(i)})
 				if (i == 0) != (len(got) == 1) {
@@ -644,10 +663,13 @@ func TestValidateBigSchema(t *testing.T) {
 	}
 }
 
+// uncachedSeq numbers the schemas uncached makes, across benchmark runs.
+var uncachedSeq atomic.Int64
+
 // uncached makes the bytes of an object schema unique, so Compile cannot
 // answer from its cache.
-func uncached(schemaText string, i int) json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"$comment": "%d", %s`, i, strings.TrimPrefix(strings.TrimSpace(schemaText), "{")))
+func uncached(schemaText string) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"$comment": "%d", %s`, uncachedSeq.Add(1), strings.TrimPrefix(strings.TrimSpace(schemaText), "{")))
 }
 
 // BenchmarkCompileValidate is what one tool call costs mcpctl: compiling
@@ -656,10 +678,8 @@ func uncached(schemaText string, i int) json.RawMessage {
 func BenchmarkCompileValidate(b *testing.B) {
 	args := map[string]any{"city": "Paris", "days": int64(3), "unit": "c", "scale": json.Number("2.50"), "tags": []any{"a"}}
 	b.ReportAllocs()
-	i := 0
 	for b.Loop() {
-		i++
-		s, err := schema.Compile(uncached(weatherSchema, i))
+		s, err := schema.Compile(uncached(weatherSchema))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -672,10 +692,8 @@ func BenchmarkCompileValidate(b *testing.B) {
 // BenchmarkCompile is Compile alone, uncached.
 func BenchmarkCompile(b *testing.B) {
 	b.ReportAllocs()
-	i := 0
 	for b.Loop() {
-		i++
-		if _, err := schema.Compile(uncached(weatherSchema, i)); err != nil {
+		if _, err := schema.Compile(uncached(weatherSchema)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -721,10 +739,8 @@ func BenchmarkCompileBig(b *testing.B) {
 	text, _, _ := bigSchema(300)
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
-	i := 0
 	for b.Loop() {
-		i++
-		if _, err := schema.Compile(uncached(text, i)); err != nil {
+		if _, err := schema.Compile(uncached(text)); err != nil {
 			b.Fatal(err)
 		}
 	}

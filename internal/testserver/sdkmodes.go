@@ -261,5 +261,26 @@ func errorsMode(ctx context.Context, e *env) int {
 		res.IsError = true
 		return res, nil, nil
 	})
+	// Results that break their own outputSchema. The low-level AddTool
+	// leaves the result unchecked, as a buggy server would.
+	outputSchema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+	s.AddTool(&mcp.Tool{
+		Name:         "bad_output",
+		Description:  "Returns structuredContent that breaks its outputSchema: n is a string.",
+		InputSchema:  emptyObject(),
+		OutputSchema: outputSchema,
+	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res := text(`{"n":"seven"}`)
+		res.StructuredContent = map[string]any{"n": "seven"}
+		return res, nil
+	})
+	s.AddTool(&mcp.Tool{
+		Name:         "no_structured",
+		Description:  "Declares an outputSchema but returns no structuredContent.",
+		InputSchema:  emptyObject(),
+		OutputSchema: outputSchema,
+	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text("7"), nil
+	})
 	return e.exitStatus(e.serve(ctx, s))
 }
