@@ -15,11 +15,11 @@ import (
 
 // CallOptions are the options of `mcpctl call`.
 type CallOptions struct {
-	Factory  *Factory
-	Server   ServerOptions
-	Output   OutputOptions
-	Tool     string
-	Args     []string
+	Factory    *Factory
+	Server     ServerOptions
+	Output     OutputOptions
+	Tool       string
+	Args       []string
 	ArgsJSON   string
 	SaveDir    string
 	NoValidate bool

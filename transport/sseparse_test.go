@@ -59,9 +59,9 @@ func TestSSEParse(t *testing.T) {
 			want: []sseEvent{{Data: []byte("a\nb\n\nc")}},
 		},
 		{
-			name: "CRLF endings",
-			in:   "id: 1\r\ndata: a\r\n\r\ndata: b\r\n\r\n",
-			want: []sseEvent{{Data: []byte("a"), ID: "1"}, {Data: []byte("b"), ID: "1"}},
+			name:   "CRLF endings",
+			in:     "id: 1\r\ndata: a\r\n\r\ndata: b\r\n\r\n",
+			want:   []sseEvent{{Data: []byte("a"), ID: "1"}, {Data: []byte("b"), ID: "1"}},
 			wantID: "1",
 		},
 		{
