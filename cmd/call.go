@@ -23,6 +23,7 @@ type CallOptions struct {
 	ArgsJSON   string
 	SaveDir    string
 	NoValidate bool
+	Sign       SignOptions
 }
 
 // NewCmdCall builds `mcpctl call`. runF replaces the run function in tests.
@@ -46,12 +47,19 @@ Text content is printed; images and audio are saved to files under
 resource links and embedded resources are shown with URI and MIME type;
 structuredContent is printed as JSON. -o json prints the protocol result.
 
+With --sign-key the request carries an HMAC signature in params._meta
+(docs/signing.md); with --verify-key the result's signature is checked too:
+a missing, wrong, stale or replayed one exits 6, a good one prints
+"signature verified" on stderr and makes -o json print
+{"result": <protocol result>, "mcpctl": {"signatureVerified": true}}.
+
 A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
 		Example: `  mcpctl call --demo add a=2 b=3
   mcpctl call --demo echo message='hello world'
   mcpctl call --demo weather city=Paris days=3 -o json
   mcpctl call --demo image --save-dir ./out
-  mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything`,
+  mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything
+  mcpctl call --sign-key env:MCP_SIGNING_KEY --verify-key env:MCP_SIGNING_KEY --canonical python get_weather city=Lyon -- python3 server.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) == 0 {
@@ -59,6 +67,9 @@ A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
 			}
 			opts.Tool, opts.Args = args[0], args[1:]
 			if err := opts.Output.validate(); err != nil {
+				return err
+			}
+			if err := opts.Sign.validate(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -69,6 +80,7 @@ A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
 	}
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
+	addSignFlags(cmd, &opts.Sign)
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
 	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs (default: a new temporary folder)")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
@@ -103,7 +115,11 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 			return err
 		}
 	}
-	res, err := s.CallTool(ctx, tool.Name, args, client.CallOptions{ProgressToken: "mcpctl-call"})
+	sigMeta, nonce, err := opts.Sign.signCall(tool.Name, args)
+	if err != nil {
+		return err
+	}
+	res, err := s.CallTool(ctx, tool.Name, args, client.CallOptions{ProgressToken: "mcpctl-call", Meta: sigMeta})
 	if f.IOStreams.IsStderrTTY() {
 		// Clear a progress line, if one was drawn.
 		fmt.Fprint(f.IOStreams.ErrOut, "\r\x1b[K")
@@ -111,9 +127,15 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.name, err)
 	}
+	if err := opts.Sign.verifyResult(tool.Name, res, nonce); err != nil {
+		return err
+	}
+	if opts.Sign.verifying() {
+		fmt.Fprintln(f.IOStreams.ErrOut, "signature verified")
+	}
 	p := f.printer()
 	if opts.Output.isJSON() {
-		if err := p.JSON(res.Raw); err != nil {
+		if err := p.JSON(opts.Sign.jsonOutput(res.Raw)); err != nil {
 			return err
 		}
 	} else if err := printToolResult(p, res, opts.SaveDir); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/signing"
 )
 
 // Exit codes, documented in the README and in `mcpctl --help`.
@@ -89,6 +90,8 @@ func exitCode(err error, interrupted bool) int {
 		return ExitTimeout
 	case errors.As(err, &rpcErr):
 		return ExitRPCError
+	case errors.As(err, new(*signing.VerifyError)):
+		return ExitSignature
 	}
 	return ExitError
 }

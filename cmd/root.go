@@ -92,6 +92,8 @@ protocol result as JSON with -o json.
 		NewCmdCall(f, nil),
 		NewCmdRead(f, nil),
 		NewCmdPrompt(f, nil),
+		NewCmdValidate(f, nil),
+		NewCmdSign(f),
 		NewCmdVersion(f),
 	)
 	return root

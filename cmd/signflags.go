@@ -1,0 +1,167 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/signing"
+)
+
+// SignOptions are the flags that sign a tools/call request and verify the
+// signature of its result (docs/signing.md). Keys are named by env:NAME or
+// file:PATH and loaded once, by validate; they are never printed, and never
+// reach the wire or a --trace file: only signatures do.
+type SignOptions struct {
+	SignKey   string // key spec of --sign-key; "" means do not sign
+	VerifyKey string // key spec of --verify-key; "" means do not verify
+	Canonical string // signing.FormJCS or signing.FormPython
+	KID       string
+	MaxSkew   time.Duration
+
+	loaded    bool
+	signKey   []byte
+	verifyKey []byte
+	now       func() time.Time // nil means time.Now; tests set it
+}
+
+// addSignFlags registers the call-signing flags on cmd.
+func addSignFlags(cmd *cobra.Command, o *SignOptions) {
+	fs := cmd.Flags()
+	fs.StringVar(&o.SignKey, "sign-key", "", "Sign the request with the HMAC key in `env:NAME|file:PATH`")
+	fs.StringVar(&o.VerifyKey, "verify-key", "", "Verify the result's signature with the key in `env:NAME|file:PATH` (exit 6 if it fails; needs --sign-key)")
+	addCanonicalFlag(cmd, &o.Canonical)
+	fs.StringVar(&o.KID, "kid", "", "Key `id` written in the request signature")
+	fs.DurationVar(&o.MaxSkew, "max-skew", signing.DefaultMaxSkew, "How far the result signature's timestamp may be from this clock")
+}
+
+// addCanonicalFlag registers --canonical, shared by call and the sign commands.
+func addCanonicalFlag(cmd *cobra.Command, form *string) {
+	cmd.Flags().StringVar(form, "canonical", signing.FormJCS, "Canonical JSON `form` that signatures cover: jcs or python")
+}
+
+// checkCanonical refuses an unknown --canonical value as a usage error.
+func checkCanonical(form string) error {
+	if form != signing.FormJCS && form != signing.FormPython {
+		return flagErrorf("invalid --canonical %q: expected %s or %s", form, signing.FormJCS, signing.FormPython)
+	}
+	return nil
+}
+
+// loadKeyFlag loads the key named by the value of flag. A bad spec, an unset
+// variable or an unreadable file is a usage error; no message holds the key.
+func loadKeyFlag(flag, spec string) ([]byte, error) {
+	key, err := signing.LoadKey(spec)
+	if err != nil {
+		return nil, &FlagError{Err: fmt.Errorf("--%s: %w", flag, err)}
+	}
+	return key, nil
+}
+
+// validate checks the flags and loads the keys, once. Errors are usage
+// errors.
+func (o *SignOptions) validate() error {
+	if o.loaded {
+		return nil
+	}
+	if err := checkCanonical(o.Canonical); err != nil {
+		return err
+	}
+	if o.MaxSkew <= 0 {
+		return flagErrorf("--max-skew must be positive, got %s", o.MaxSkew)
+	}
+	if o.VerifyKey != "" && o.SignKey == "" {
+		return flagErrorf("--verify-key needs --sign-key: a signed result echoes the nonce of a signed request")
+	}
+	var err error
+	if o.SignKey != "" {
+		if o.signKey, err = loadKeyFlag("sign-key", o.SignKey); err != nil {
+			return err
+		}
+	}
+	if o.VerifyKey != "" {
+		if o.verifyKey, err = loadKeyFlag("verify-key", o.VerifyKey); err != nil {
+			return err
+		}
+	}
+	o.loaded = true
+	return nil
+}
+
+// verifying reports whether results are to be verified.
+func (o *SignOptions) verifying() bool { return o.VerifyKey != "" }
+
+func (o *SignOptions) clock() time.Time {
+	if o.now != nil {
+		return o.now()
+	}
+	return time.Now()
+}
+
+// signCall signs a call of tool with args, when --sign-key is given. It
+// returns the additions to params._meta ({"signature": …}, for
+// client.CallOptions.Meta) and the nonce to check the result against; all
+// are empty without --sign-key.
+//
+// The signature covers the arguments as client.CallTool will send them:
+// both encode the same map with encoding/json, whose output depends only on
+// the map's contents (keys sorted, json.Number and int64 written with their
+// digits), so the bytes signed here are the bytes sent.
+func (o *SignOptions) signCall(tool string, args map[string]any) (meta map[string]any, nonce string, err error) {
+	if o.SignKey == "" {
+		return nil, "", nil
+	}
+	if err := o.validate(); err != nil {
+		return nil, "", err
+	}
+	if args == nil {
+		args = map[string]any{} // as CallTool sends it
+	}
+	data, err := json.Marshal(args)
+	if err != nil {
+		return nil, "", fmt.Errorf("encoding the arguments of %q to sign them: %w", tool, err)
+	}
+	sig, err := signing.SignRequest(o.signKey, o.Canonical, o.KID, tool, data, o.clock())
+	if err != nil {
+		return nil, "", fmt.Errorf("signing the call of %q: %w", tool, err)
+	}
+	return map[string]any{"signature": sig}, sig.Nonce, nil
+}
+
+// verifyResult checks the signature of res, the result of calling tool with
+// a request signed with nonce, when --verify-key is given. It returns nil or
+// a *signing.VerifyError (exit code 6).
+func (o *SignOptions) verifyResult(tool string, res *client.CallToolResult, nonce string) error {
+	if !o.verifying() {
+		return nil
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	return signing.VerifyResult(o.verifyKey, o.Canonical, tool, res.Raw, nonce, o.clock(), o.MaxSkew)
+}
+
+// verifiedJSON is what -o json prints when a result was verified: the
+// protocol result unchanged, and mcpctl's verdict beside it rather than
+// inside it.
+type verifiedJSON struct {
+	Result json.RawMessage `json:"result"`
+	MCPCtl struct {
+		SignatureVerified bool `json:"signatureVerified"`
+	} `json:"mcpctl"`
+}
+
+// jsonOutput is the value -o json prints for a result: the protocol result
+// as the server sent it, or, when --verify-key was given (and verification
+// passed), {"result": <protocol result>, "mcpctl": {"signatureVerified": true}}.
+func (o *SignOptions) jsonOutput(raw json.RawMessage) any {
+	if !o.verifying() {
+		return raw
+	}
+	v := verifiedJSON{Result: raw}
+	v.MCPCtl.SignatureVerified = true
+	return v
+}

@@ -1,0 +1,268 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/lint"
+	"github.com/mcpctl/mcpctl/render"
+	"github.com/mcpctl/mcpctl/schema"
+)
+
+// ValidateOptions are the options of `mcpctl validate`.
+type ValidateOptions struct {
+	Factory *Factory
+	Server  ServerOptions
+	Output  OutputOptions
+	// Tool is the tool whose inputSchema the arguments are checked
+	// against; empty to lint the whole server (or with SchemaFile).
+	Tool     string
+	Args     []string
+	ArgsJSON string
+	// SchemaFile, when set, is a JSON Schema file to check the arguments
+	// against, without any server.
+	SchemaFile string
+	// Strict makes lint warnings fail the run as errors do.
+	Strict bool
+}
+
+// NewCmdValidate builds `mcpctl validate`. runF replaces the run function in
+// tests.
+func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Command {
+	opts := &ValidateOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "validate [<tool> [key=value | key:=json | key=@file ...]] [flags] [-- server command...]",
+		Short: "Check arguments against a tool's inputSchema, or lint a whole server",
+		Long: `With a tool, check arguments against the tool's inputSchema without calling
+it: nothing but initialize and tools/list is sent. Arguments are typed as
+for call (key=value, key:=json, key=@file, --args). Valid arguments print
+"arguments are valid" on stderr; otherwise each violation is printed on
+stdout, one per line ("/days: must be >= 1, got 0"), and the exit status is
+5. -o json prints {"valid": bool, "violations": [...]}.
+
+With --schema FILE, check the arguments against that JSON Schema instead,
+with no server at all.
+
+Without a tool, lint the whole server for CI: its initialize result and
+every page of tools/list, resources/list, resources/templates/list and
+prompts/list are checked against the specification (lists whose capability
+the server did not declare are asked for too: the server must refuse them).
+Findings are printed errors first, as a table on a terminal and as
+tab-separated lines (severity, rule, subject, message, spec reference) when
+piped, followed by "N errors, M warnings" on stderr. -o json prints
+{"findings": [...], "errors": N, "warnings": M}. The exit status is 5 when
+there is an error, or with --strict a warning too.
+
+Rules (severity, then the specification text each rests on, in the
+modelcontextprotocol/modelcontextprotocol repository):
+` + ruleHelp() + `
+tool-name-invalid is an error although the specification says SHOULD:
+clients and model APIs reject such names.`,
+		Example: `  mcpctl validate --demo weather city=Paris days=3
+  mcpctl validate --demo weather city=Paris days=0 -o json
+  mcpctl validate --schema <(echo '{"type":"object","properties":{"days":{"type":"integer","minimum":1}}}') days=0
+  mcpctl validate --demo
+  mcpctl validate --strict -- npx -y @modelcontextprotocol/server-everything`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			args = setServerArgs(cmd, args, &opts.Server)
+			switch {
+			case opts.SchemaFile != "":
+				opts.Args = args
+			case len(args) > 0:
+				opts.Tool, opts.Args = args[0], args[1:]
+			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return validateRun(cmd.Context(), opts)
+		},
+	}
+	addServerFlags(cmd, &opts.Server)
+	addOutputFlags(cmd, &opts.Output)
+	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
+	cmd.Flags().StringVar(&opts.SchemaFile, "schema", "", "Check the arguments against the JSON Schema in `FILE`, without a server")
+	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "When linting a server, fail (exit 5) on warnings too")
+	return cmd
+}
+
+// ruleHelp lists the lint rules for the help text.
+func ruleHelp() string {
+	var s string
+	for _, r := range lint.Rules() {
+		s += fmt.Sprintf("  %-27s %-7s %s\n", r.ID, r.Severity, r.SpecRef)
+	}
+	return s
+}
+
+func (o *ValidateOptions) validate() error {
+	if err := o.Output.validate(); err != nil {
+		return err
+	}
+	lintMode := o.Tool == "" && o.SchemaFile == ""
+	switch {
+	case o.SchemaFile != "" && (o.Server.Demo || len(o.Server.Command) > 0):
+		return flagErrorf("--schema checks arguments against a file, without a server: drop --demo or the server command")
+	case o.Strict && !lintMode:
+		return flagErrorf("--strict applies when linting a whole server (validate without a tool or --schema)")
+	case o.ArgsJSON != "" && lintMode:
+		return flagErrorf("--args needs a tool or --schema, e.g. mcpctl validate --demo weather --args '{\"city\": \"Paris\"}'")
+	}
+	return nil
+}
+
+func validateRun(ctx context.Context, opts *ValidateOptions) error {
+	switch {
+	case opts.SchemaFile != "":
+		return validateSchemaFileRun(opts)
+	case opts.Tool == "":
+		return lintRun(ctx, opts)
+	}
+	return validateToolRun(ctx, opts)
+}
+
+// validateToolRun checks arguments against a tool's inputSchema. It never
+// calls the tool.
+func validateToolRun(ctx context.Context, opts *ValidateOptions) error {
+	f := opts.Factory
+	s, err := f.Connect(ctx, &opts.Server)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if !s.HasCapability("tools") {
+		return fmt.Errorf("%s offers no tools: it did not declare the \"tools\" capability in initialize", s.name)
+	}
+	tools, err := s.ListTools(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the tools of %s to find %q: %w", s.name, opts.Tool, err)
+	}
+	tool := findTool(tools, opts.Tool)
+	if tool == nil {
+		return unknownToolError(opts.Tool, tools)
+	}
+	compiled, err := schema.Compile(tool.InputSchema)
+	if err != nil {
+		return fmt.Errorf("the inputSchema of tool %q cannot be checked: %w (mcpctl validate without a tool lints the whole server)", tool.Name, err)
+	}
+	return checkArgs(opts, tool.InputSchema, compiled, fmt.Sprintf("the inputSchema of tool %q", tool.Name))
+}
+
+// validateSchemaFileRun checks arguments against a schema file.
+func validateSchemaFileRun(opts *ValidateOptions) error {
+	raw, err := os.ReadFile(opts.SchemaFile)
+	if err != nil {
+		return flagErrorf("--schema: %v", err)
+	}
+	compiled, err := schema.Compile(raw)
+	if err != nil {
+		return flagErrorf("--schema %s: %v", opts.SchemaFile, err)
+	}
+	return checkArgs(opts, raw, compiled, "the schema in "+opts.SchemaFile)
+}
+
+// argsReport is the -o json form of an arguments check.
+type argsReport struct {
+	Valid      bool               `json:"valid"`
+	Violations []schema.Violation `json:"violations"`
+}
+
+// checkArgs parses the arguments, typed by inputSchema, validates them and
+// prints the outcome; what names the schema in messages.
+func checkArgs(opts *ValidateOptions, inputSchema []byte, compiled *schema.Schema, what string) error {
+	f := opts.Factory
+	args, err := schema.ParseArgs(opts.Args, inputSchema, schema.ArgOptions{
+		Stdin:    f.IOStreams.In,
+		ArgsJSON: opts.ArgsJSON,
+	})
+	if err != nil {
+		return err
+	}
+	p := f.printer()
+	for _, w := range compiled.Warnings() {
+		p.Warning(w)
+	}
+	violations := compiled.Validate(args)
+	if opts.Output.isJSON() {
+		if err := p.JSON(argsReport{Valid: len(violations) == 0, Violations: nonNil(violations)}); err != nil {
+			return err
+		}
+	} else {
+		for _, v := range violations {
+			if _, err := fmt.Fprintln(p.Out, v.String()); err != nil {
+				return err
+			}
+		}
+	}
+	if len(violations) > 0 {
+		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("the arguments do not match %s (%d %s)",
+			what, len(violations), plural(len(violations), "problem", "problems"))}
+	}
+	if !opts.Output.isJSON() {
+		fmt.Fprintln(f.IOStreams.ErrOut, "arguments are valid")
+	}
+	return nil
+}
+
+// lintReport is the -o json form of a lint.
+type lintReport struct {
+	Findings []lint.Finding `json:"findings"`
+	Errors   int            `json:"errors"`
+	Warnings int            `json:"warnings"`
+}
+
+// lintRun lints the whole server.
+func lintRun(ctx context.Context, opts *ValidateOptions) error {
+	f := opts.Factory
+	s, err := f.Connect(ctx, &opts.Server)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	findings, err := lint.Lint(ctx, s.Client, s.InitializeResult().Raw)
+	if err != nil {
+		return fmt.Errorf("linting %s: %w", s.name, err)
+	}
+	errs, warnings := lint.Count(findings)
+	p := f.printer()
+	if opts.Output.isJSON() {
+		err = p.JSON(lintReport{Findings: nonNil(findings), Errors: errs, Warnings: warnings})
+	} else {
+		err = printFindings(p, findings)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "%d %s, %d %s\n", errs, plural(errs, "error", "errors"), warnings, plural(warnings, "warning", "warnings"))
+	if errs > 0 || opts.Strict && warnings > 0 {
+		return &ExitCodeError{Code: ExitValidation} // the summary said why
+	}
+	return nil
+}
+
+// printFindings writes the findings as a table. A terminal leaves out the
+// spec reference, which -o json and piped output carry, so that messages
+// keep their width.
+func printFindings(p *render.Printer, findings []lint.Finding) error {
+	rows := make([][]string, 0, len(findings))
+	for _, fd := range findings {
+		row := []string{string(fd.Severity), fd.RuleID, fd.Subject, fd.Message}
+		if !p.TTY {
+			row = append(row, fd.SpecRef)
+		}
+		rows = append(rows, row)
+	}
+	return p.Table([]string{"SEVERITY", "RULE", "SUBJECT", "MESSAGE"}, rows, "No findings.")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,341 @@
+package lint
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpctl/mcpctl/schema"
+)
+
+// checker accumulates the findings of one [Check].
+type checker struct {
+	version  string
+	findings []Finding
+}
+
+func (c *checker) add(f Finding) { c.findings = append(c.findings, f) }
+
+// report adds a finding of rule id with the rule's severity and reference.
+func (c *checker) report(id, subject, format string, args ...any) {
+	r := rule(id)
+	c.add(Finding{RuleID: id, Severity: r.Severity, Subject: subject, Message: fmt.Sprintf(format, args...), SpecRef: r.SpecRef})
+}
+
+// item is one entry of a list, with its position across all pages.
+type item struct {
+	index int // 1-based
+	raw   json.RawMessage
+}
+
+// Check returns the findings about what a server sent, errors first, each
+// severity in the order found: initialize, then tools, resources, resource
+// templates and prompts.
+func Check(s *Server) []Finding {
+	c := &checker{version: negotiated(s.Initialize)}
+	c.shape(s.Initialize, initializeFields, "initialize", "InitializeResult")
+	declared := declaredCapabilities(s.Initialize)
+	items := map[string][]item{}
+	for _, m := range ListMethods() {
+		for _, l := range s.Lists {
+			if l.Method == m.Method {
+				items[m.Key] = c.list(l, m, declared[m.Capability])
+			}
+		}
+	}
+	c.tools(items["tools"])
+	c.resources(items["resources"])
+	c.templates(items["resourceTemplates"])
+	c.prompts(items["prompts"])
+	sortFindings(c.findings)
+	return c.findings
+}
+
+// list checks the pages of one list and returns its items.
+func (c *checker) list(l List, m ListMethod, declared bool) []item {
+	capSubject := fmt.Sprintf("capability %q", m.Capability)
+	switch {
+	case l.Err == nil:
+	case len(l.Pages) == 0:
+		// Refusing a list whose capability is not declared is what a server must do.
+		if declared {
+			c.report(CapabilityUndeclared, capSubject, "the server declared %q, but %s failed: %v", m.Capability, m.Method, l.Err)
+		}
+	default:
+		c.report(PaginationCursorRejected, fmt.Sprintf("%s page %d", m.Method, len(l.Pages)+1),
+			"the server rejected the cursor %q that its page %d gave as nextCursor: %v", nextCursor(l.Pages[len(l.Pages)-1].Result), len(l.Pages), l.Err)
+	}
+	if l.RepeatedCursor != "" {
+		c.report(PaginationRepeatedCursor, m.Method,
+			"page %d gave nextCursor %q, which an earlier page gave already; following it would never end", len(l.Pages), l.RepeatedCursor)
+	}
+	if l.Endless {
+		c.report(PaginationRepeatedCursor, m.Method, "each of %d pages gave a new nextCursor; stopped there", len(l.Pages))
+	}
+	var (
+		items []item
+		seen  []string // each page's items, compacted
+	)
+	for i, p := range l.Pages {
+		subject := m.Method
+		if len(l.Pages) > 1 {
+			subject = fmt.Sprintf("%s page %d", m.Method, i+1)
+		}
+		res := c.shape(p.Result, []field{
+			{name: m.Key, kind: kArray, required: true},
+			{name: "nextCursor", kind: kString},
+			{name: "_meta", kind: kObject},
+		}, subject, listResultDefs[m.Key])
+		var list []json.RawMessage
+		if json.Unmarshal(res[m.Key], &list) != nil {
+			continue
+		}
+		var compact bytes.Buffer
+		_ = json.Compact(&compact, res[m.Key]) // it decoded, so it compacts
+		repeat := slices.Contains(seen, compact.String())
+		seen = append(seen, compact.String())
+		if repeat && l.RepeatedCursor != "" && i == len(l.Pages)-1 {
+			// A server that repeats a cursor usually serves the same page
+			// again: that is the one repeated-cursor defect, not a list of
+			// duplicate names.
+			continue
+		}
+		for _, raw := range list {
+			items = append(items, item{index: len(items) + 1, raw: raw})
+		}
+	}
+	if !declared && len(items) > 0 {
+		c.report(CapabilityUndeclared, capSubject,
+			"the server answered %s with %d %s but did not declare the %q capability in initialize", m.Method, len(items), plural(len(items), "item", "items"), m.Capability)
+	}
+	return items
+}
+
+// named checks an item's shape and returns its fields (nil when it is not
+// an object), the string at key ("" when absent or not a string) and the
+// subject of findings about it: `tool "name"`, or `tool #3` without a name.
+func (c *checker) named(it item, kind, key, def string, fields []field) (map[string]json.RawMessage, string, string) {
+	var probe map[string]json.RawMessage
+	_ = json.Unmarshal(it.raw, &probe) // not an object: shape reports it
+	name := stringField(probe, key)
+	subject := fmt.Sprintf("%s #%d", kind, it.index)
+	if name != "" {
+		subject = fmt.Sprintf("%s %q", kind, name)
+	}
+	return c.shape(it.raw, fields, subject, def), name, subject
+}
+
+func (c *checker) tools(items []item) {
+	names := newCounter()
+	for _, it := range items {
+		m, name, subject := c.named(it, "tool", "name", "Tool", toolFields)
+		if m == nil {
+			continue
+		}
+		if nameRaw, ok := m["name"]; ok && jsonKind(nameRaw) == kString {
+			if msg := checkToolName(name); msg != "" {
+				c.report(ToolNameInvalid, subject, "tool name %q %s", name, msg)
+			}
+			names.add(name)
+		}
+		if d, ok := m["description"]; !ok || jsonKind(d) == kString && strings.TrimSpace(stringField(m, "description")) == "" {
+			c.report(DescriptionMissing, subject, "the tool has no description; models choose tools by their descriptions")
+		}
+		c.toolSchema(m["inputSchema"], subject, "inputSchema", InputSchemaNotObject, InputSchemaInvalid)
+		if c.version >= "2025-06-18" { // outputSchema is new in 2025-06-18; older clients ignore it
+			c.toolSchema(m["outputSchema"], subject, "outputSchema", OutputSchemaNotObject, OutputSchemaInvalid)
+		}
+	}
+	for _, d := range names.duplicates() {
+		c.report(ToolNameDuplicate, fmt.Sprintf("tool %q", d.name), "%d tools are named %q; tools/call cannot tell them apart", d.count, d.name)
+	}
+}
+
+// toolSchema checks an inputSchema or outputSchema that is an object (the
+// message-schema rule reports one that is missing or not an object).
+func (c *checker) toolSchema(raw json.RawMessage, subject, key, notObjectRule, invalidRule string) {
+	if jsonKind(raw) != kObject {
+		return
+	}
+	var root struct {
+		Type json.RawMessage `json:"type"`
+	}
+	_ = json.Unmarshal(raw, &root) // an object always decodes
+	if string(root.Type) != `"object"` {
+		got := "no \"type\""
+		if root.Type != nil {
+			got = "\"type\": " + string(root.Type)
+		}
+		c.report(notObjectRule, subject, "%s must have \"type\": \"object\" at its root, got %s", key, got)
+	}
+	if _, err := schema.Compile(raw); err != nil {
+		f := Finding{RuleID: invalidRule, Subject: subject, Message: key + ": " + err.Error(), SpecRef: rule(invalidRule).SpecRef, Severity: SeverityError}
+		var (
+			remote  *schema.RemoteRefError
+			dialect *schema.DialectError
+		)
+		if errors.As(err, &remote) || errors.As(err, &dialect) {
+			// Valid, perhaps, but not something mcpctl (or many clients) can check.
+			f.Severity = SeverityWarning
+		}
+		c.add(f)
+	}
+}
+
+// checkToolName checks a name against server/tools.mdx "Tool Names": 1 to
+// 128 characters, each an ASCII letter, digit, "_", "-" or ".". It returns
+// what is wrong, or "".
+func checkToolName(name string) string {
+	n := utf8.RuneCountInString(name)
+	switch {
+	case n == 0:
+		return "is empty; tool names have 1 to 128 characters"
+	case n > 128:
+		return fmt.Sprintf("has %d characters; tool names have at most 128", n)
+	}
+	for i, r := range name {
+		if r < utf8.RuneSelf && (isAlpha(byte(r)) || isDigit(byte(r)) || r == '_' || r == '-' || r == '.') {
+			continue
+		}
+		return fmt.Sprintf("has %s at offset %d; tool names use only A-Z, a-z, 0-9, \"_\", \"-\" and \".\"", describeRune(r), i)
+	}
+	return ""
+}
+
+func (c *checker) resources(items []item) {
+	uris, names := newCounter(), newCounter()
+	for _, it := range items {
+		m, uri, subject := c.named(it, "resource", "uri", "Resource", resourceFields)
+		if m == nil {
+			continue
+		}
+		if raw, ok := m["uri"]; ok && jsonKind(raw) == kString {
+			if msg := checkURI(uri); msg != "" {
+				c.report(ResourceURIInvalid, subject, "URI %q %s", uri, msg)
+			}
+			uris.add(uri)
+		}
+		if raw, ok := m["name"]; ok && jsonKind(raw) == kString {
+			names.add(stringField(m, "name"))
+		}
+	}
+	for _, d := range uris.duplicates() {
+		c.report(ResourceURIDuplicate, fmt.Sprintf("resource %q", d.name), "%d resources have the URI %q", d.count, d.name)
+	}
+	for _, d := range names.duplicates() {
+		c.report(ResourceNameDuplicate, fmt.Sprintf("resource name %q", d.name), "%d resources are named %q", d.count, d.name)
+	}
+}
+
+func (c *checker) templates(items []item) {
+	names := newCounter()
+	for _, it := range items {
+		m, name, subject := c.named(it, "template", "name", "ResourceTemplate", templateFields)
+		if m == nil {
+			continue
+		}
+		if raw, ok := m["uriTemplate"]; ok && jsonKind(raw) == kString {
+			tmpl := stringField(m, "uriTemplate")
+			if msg := checkURITemplate(tmpl); msg != "" {
+				c.report(ResourceTemplateInvalid, subject, "uriTemplate %q %s (RFC 6570)", tmpl, msg)
+			}
+		}
+		if raw, ok := m["name"]; ok && jsonKind(raw) == kString {
+			names.add(name)
+		}
+	}
+	for _, d := range names.duplicates() {
+		c.report(ResourceNameDuplicate, fmt.Sprintf("template name %q", d.name), "%d resource templates are named %q", d.count, d.name)
+	}
+}
+
+func (c *checker) prompts(items []item) {
+	names := newCounter()
+	for _, it := range items {
+		m, name, subject := c.named(it, "prompt", "name", "Prompt", promptFields)
+		if m == nil {
+			continue
+		}
+		if raw, ok := m["name"]; ok && jsonKind(raw) == kString {
+			names.add(name)
+		}
+		var args []json.RawMessage
+		if json.Unmarshal(m["arguments"], &args) != nil {
+			continue
+		}
+		for i, a := range args {
+			var arg map[string]json.RawMessage
+			if json.Unmarshal(a, &arg) != nil {
+				continue
+			}
+			if raw, ok := arg["name"]; ok && jsonKind(raw) == kString && strings.TrimSpace(stringField(arg, "name")) == "" {
+				c.report(PromptArgumentUnnamed, fmt.Sprintf("%s argument #%d", subject, i+1),
+					"argument #%d has an empty name; prompts/get passes arguments by name", i+1)
+			}
+		}
+	}
+	for _, d := range names.duplicates() {
+		c.report(PromptNameDuplicate, fmt.Sprintf("prompt %q", d.name), "%d prompts are named %q; prompts/get cannot tell them apart", d.count, d.name)
+	}
+}
+
+// stringField is m[key] when it is a string, else "".
+func stringField(m map[string]json.RawMessage, key string) string {
+	var s string
+	if json.Unmarshal(m[key], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// counter finds names given more than once, in the order first seen.
+type counter struct {
+	order  []string
+	counts map[string]int
+}
+
+type duplicate struct {
+	name  string
+	count int
+}
+
+func newCounter() *counter { return &counter{counts: map[string]int{}} }
+
+func (c *counter) add(name string) {
+	if c.counts[name] == 0 {
+		c.order = append(c.order, name)
+	}
+	c.counts[name]++
+}
+
+func (c *counter) duplicates() []duplicate {
+	var out []duplicate
+	for _, name := range c.order {
+		if n := c.counts[name]; n > 1 {
+			out = append(out, duplicate{name: name, count: n})
+		}
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Lint collects what the server behind c sent and checks it: [Collect],
+// then [Check].
+func Lint(ctx context.Context, c Caller, initialize json.RawMessage) ([]Finding, error) {
+	s, err := Collect(ctx, c, initialize)
+	if err != nil {
+		return nil, err
+	}
+	return Check(s), nil
+}

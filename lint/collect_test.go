@@ -1,0 +1,250 @@
+package lint_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/internal/defectserver"
+	"github.com/mcpctl/mcpctl/lint"
+)
+
+// scripted is a Caller that answers from a function and records the calls
+// as "method cursor".
+type scripted struct {
+	calls  []string
+	answer func(method, cursor string) (string, error)
+}
+
+func (s *scripted) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	if params != nil {
+		b, _ := json.Marshal(params)
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, err
+		}
+	}
+	s.calls = append(s.calls, strings.TrimSpace(method+" "+p.Cursor))
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	res, err := s.answer(method, p.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(res), nil
+}
+
+// onlyTools answers tools/list with answer and refuses every other list.
+func onlyTools(answer func(cursor string) (string, error)) func(method, cursor string) (string, error) {
+	return func(method, cursor string) (string, error) {
+		if method == "tools/list" {
+			return answer(cursor)
+		}
+		return "", errMethodNotFound
+	}
+}
+
+const toolsOnlyInit = `{"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}`
+
+func collectTools(t *testing.T, answer func(cursor string) (string, error)) (lint.List, []string) {
+	t.Helper()
+	c := &scripted{answer: onlyTools(answer)}
+	s, err := lint.Collect(context.Background(), c, json.RawMessage(toolsOnlyInit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Lists[0], c.calls
+}
+
+func TestCollectPages(t *testing.T) {
+	l, calls := collectTools(t, func(cursor string) (string, error) {
+		switch cursor {
+		case "":
+			return `{"tools": [], "nextCursor": "b"}`, nil
+		case "b":
+			return `{"tools": [], "nextCursor": "c"}`, nil
+		}
+		return `{"tools": [], "nextCursor": ""}`, nil // an empty cursor ends the list too
+	})
+	if diff := cmp.Diff([]string{"tools/list", "tools/list b", "tools/list c", "resources/list", "resources/templates/list", "prompts/list"}, calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	var cursors []string
+	for _, p := range l.Pages {
+		cursors = append(cursors, p.Cursor)
+	}
+	if diff := cmp.Diff([]string{"", "b", "c"}, cursors); diff != "" {
+		t.Errorf("page cursors (-want +got):\n%s", diff)
+	}
+	if l.Err != nil || l.RepeatedCursor != "" || l.Endless {
+		t.Errorf("list = %+v, want it to end well", l)
+	}
+}
+
+func TestCollectRepeatedCursor(t *testing.T) {
+	l, calls := collectTools(t, func(cursor string) (string, error) {
+		if cursor == "" {
+			return `{"tools": [], "nextCursor": "x"}`, nil
+		}
+		return `{"tools": [], "nextCursor": "x"}`, nil
+	})
+	if l.RepeatedCursor != "x" || len(l.Pages) != 2 {
+		t.Errorf("RepeatedCursor %q after %d pages, want \"x\" after 2", l.RepeatedCursor, len(l.Pages))
+	}
+	if got := strings.Count(strings.Join(calls, "\n"), "tools/list"); got != 2 {
+		t.Errorf("tools/list called %d times, want 2", got)
+	}
+}
+
+func TestCollectEndless(t *testing.T) {
+	n := 0
+	l, _ := collectTools(t, func(string) (string, error) {
+		n++
+		return fmt.Sprintf(`{"tools": [], "nextCursor": "c%d"}`, n), nil
+	})
+	if !l.Endless || len(l.Pages) != 1000 {
+		t.Errorf("Endless %v after %d pages, want true after 1000", l.Endless, len(l.Pages))
+	}
+}
+
+func TestCollectErrors(t *testing.T) {
+	rpcErr := &client.RPCError{Code: -32602, Message: "invalid cursor"}
+	timeout := &client.TimeoutError{Method: "tools/list"}
+	lost := errors.New("connection lost while waiting for the answer to tools/list: EOF")
+	tests := []struct {
+		name      string
+		err       error
+		wantPages int
+		recorded  bool // in List.Err, rather than returned
+	}{
+		{"JSON-RPC error is recorded", rpcErr, 1, true},
+		{"timeout is recorded", timeout, 1, true},
+		{"lost connection ends Collect", lost, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &scripted{answer: onlyTools(func(cursor string) (string, error) {
+				if cursor == "" {
+					return `{"tools": [], "nextCursor": "2"}`, nil
+				}
+				return "", tt.err
+			})}
+			s, err := lint.Collect(context.Background(), c, json.RawMessage(toolsOnlyInit))
+			if !tt.recorded {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("err = %v, want it to wrap %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l := s.Lists[0]; !errors.Is(l.Err, tt.err) || len(l.Pages) != tt.wantPages {
+				t.Errorf("list Err %v after %d pages, want %v after %d", l.Err, len(l.Pages), tt.err, tt.wantPages)
+			}
+		})
+	}
+}
+
+func TestCollectCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := &scripted{answer: onlyTools(func(string) (string, error) { return `{"tools": []}`, nil })}
+	if _, err := lint.Collect(ctx, c, json.RawMessage(toolsOnlyInit)); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestCollectOrder checks that declared lists are asked for first, and that
+// Lists keeps the order of ListMethods.
+func TestCollectOrder(t *testing.T) {
+	c := &scripted{answer: func(method, cursor string) (string, error) {
+		if method == "prompts/list" {
+			return `{"prompts": []}`, nil
+		}
+		return "", errMethodNotFound
+	}}
+	init := `{"protocolVersion": "2025-11-25", "capabilities": {"prompts": {}}, "serverInfo": {"name": "s", "version": "1"}}`
+	s, err := lint.Collect(context.Background(), c, json.RawMessage(init))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"prompts/list", "tools/list", "resources/list", "resources/templates/list"}, c.calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	var methods []string
+	for _, l := range s.Lists {
+		methods = append(methods, l.Method)
+	}
+	if diff := cmp.Diff([]string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"}, methods); diff != "" {
+		t.Errorf("Lists (-want +got):\n%s", diff)
+	}
+}
+
+// defectCaller calls a defect server's handler in-process.
+type defectCaller struct{ s defectserver.Server }
+
+func (c defectCaller) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	res, rpcErr := c.s.Handle(method, p)
+	if rpcErr != nil {
+		return nil, &client.RPCError{Code: rpcErr.Code, Message: rpcErr.Message}
+	}
+	return res, nil
+}
+
+// TestDefectServer checks that lint reports every seeded defect, and
+// nothing else; and that the full server seeds a defect for every rule.
+func TestDefectServer(t *testing.T) {
+	for _, s := range []defectserver.Server{{}, {WarningsOnly: true}} {
+		for _, version := range []string{"2025-11-25", "2025-06-18"} {
+			t.Run(fmt.Sprintf("warnings only %v %s", s.WarningsOnly, version), func(t *testing.T) {
+				init, rpcErr := s.Handle("initialize", json.RawMessage(`{"protocolVersion": "`+version+`"}`))
+				if rpcErr != nil {
+					t.Fatal(rpcErr)
+				}
+				findings, err := lint.Lint(context.Background(), defectCaller{s}, init)
+				if err != nil {
+					t.Fatal(err)
+				}
+				type key struct{ Rule, Subject string }
+				var want, got []key
+				for _, d := range s.Defects() {
+					want = append(want, key{d.RuleID, d.Subject})
+				}
+				for _, f := range findings {
+					got = append(got, key{f.RuleID, f.Subject})
+				}
+				less := func(a, b key) bool { return a.Rule+a.Subject < b.Rule+b.Subject }
+				if diff := cmp.Diff(want, got, cmpopts.SortSlices(less)); diff != "" {
+					t.Errorf("findings (-seeded +found):\n%s", diff)
+				}
+				if s.WarningsOnly {
+					return
+				}
+				rules := map[string]bool{}
+				for _, f := range findings {
+					rules[f.RuleID] = true
+				}
+				for _, r := range lint.Rules() {
+					if !rules[r.ID] {
+						t.Errorf("no seeded defect for rule %s", r.ID)
+					}
+				}
+			})
+		}
+	}
+}
