@@ -58,8 +58,9 @@ type Client struct {
 	conn transport.Connection
 	opts Options
 
-	writeMu sync.Mutex
-	nextID  atomic.Int64
+	writeMu          sync.Mutex // held across Write unless concurrentWrites
+	concurrentWrites bool       // the connection allows concurrent Writes
+	nextID           atomic.Int64
 
 	mu      sync.Mutex
 	pending map[string]chan response
@@ -111,13 +112,15 @@ func New(conn transport.Connection, opts Options) *Client {
 		opts.ClientInfo = Implementation{Name: "mcpctl", Version: "dev"}
 	}
 	bg, cancel := context.WithCancel(context.Background())
+	cw, ok := conn.(transport.ConcurrentWriter)
 	c := &Client{
-		conn:     conn,
-		opts:     opts,
-		pending:  make(map[string]chan response),
-		done:     make(chan struct{}),
-		bgCtx:    bg,
-		cancelBg: cancel,
+		conn:             conn,
+		concurrentWrites: ok && cw.WritesConcurrently(),
+		opts:             opts,
+		pending:          make(map[string]chan response),
+		done:             make(chan struct{}),
+		bgCtx:            bg,
+		cancelBg:         cancel,
 	}
 	go c.readLoop()
 	return c
@@ -205,10 +208,28 @@ func (c *Client) call(ctx context.Context, method string, params any, cancellabl
 		c.mu.Unlock()
 	}()
 
-	if err := c.write(ctx, data); err != nil {
+	// The timeout covers the write too: over HTTP a POST may last as long
+	// as the request, when the server sends its headers with the result.
+	deadline := time.Now().Add(c.opts.Timeout)
+	wctx, cancelWrite := context.WithDeadline(ctx, deadline)
+	err = c.write(wctx, data)
+	cancelWrite()
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			if cancellable {
+				c.cancel(id, "cancelled by the user")
+			}
+			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+		case errors.Is(wctx.Err(), context.DeadlineExceeded):
+			if cancellable {
+				c.cancel(id, fmt.Sprintf("timed out after %s", c.opts.Timeout))
+			}
+			return nil, &TimeoutError{Method: method, After: c.opts.Timeout, Cancelled: cancellable}
+		}
 		return nil, c.connErr(method, err)
 	}
-	timer := time.NewTimer(c.opts.Timeout)
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case r := <-ch:
@@ -225,7 +246,7 @@ func (c *Client) call(ctx context.Context, method string, params any, cancellabl
 		if cancellable {
 			c.cancel(id, fmt.Sprintf("timed out after %s", c.opts.Timeout))
 		}
-		return nil, &TimeoutError{Method: method, After: c.opts.Timeout}
+		return nil, &TimeoutError{Method: method, After: c.opts.Timeout, Cancelled: cancellable}
 	case <-ctx.Done():
 		if cancellable {
 			c.cancel(id, "cancelled by the user")
@@ -267,8 +288,10 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 }
 
 func (c *Client) write(ctx context.Context, data []byte) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
+	if !c.concurrentWrites {
+		c.writeMu.Lock()
+		defer c.writeMu.Unlock()
+	}
 	return c.conn.Write(ctx, data)
 }
 

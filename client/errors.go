@@ -37,10 +37,17 @@ func (e *RPCError) Error() string {
 type TimeoutError struct {
 	Method string
 	After  time.Duration
+	// Cancelled says notifications/cancelled was sent; it is not for
+	// initialize, which must not be cancelled.
+	Cancelled bool
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("%s timed out after %s with no answer from the server (sent notifications/cancelled; raise --timeout if the server is just slow)", e.Method, e.After)
+	sent := ""
+	if e.Cancelled {
+		sent = "sent notifications/cancelled; "
+	}
+	return fmt.Sprintf("%s timed out after %s with no answer from the server (%sraise --timeout if the server is just slow)", e.Method, e.After, sent)
 }
 
 // VersionError reports a server that answered initialize with a protocol

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -38,6 +39,13 @@ func NewFactory(ios *IOStreams) *Factory {
 // filled by the flags of [addServerFlags] and the words after "--".
 type ServerOptions struct {
 	Demo            bool
+	URL             string   // an HTTP server
+	Transport       string   // auto, http or sse, for URL
+	Headers         []string // -H 'Name: value'
+	Bearer          string   // env:VAR or file:PATH holding a bearer token
+	CACert          string
+	Insecure        bool
+	Elicit          string   // how to answer elicitation/create; "" declares no elicitation
 	Command         []string // the stdio server's argv, after "--"
 	Env             []string // -e KEY=VAL for the stdio server
 	Cwd             string
@@ -52,6 +60,13 @@ type ServerOptions struct {
 func addServerFlags(cmd *cobra.Command, o *ServerOptions) {
 	fs := cmd.Flags()
 	fs.BoolVar(&o.Demo, "demo", false, "Use the built-in demo server (in-process, nothing to install)")
+	fs.StringVar(&o.URL, "url", "", "`URL` of an HTTP server (Streamable HTTP, or legacy HTTP+SSE)")
+	fs.StringVar(&o.Transport, "transport", "auto", "HTTP transport for --url: auto, http (Streamable HTTP) or sse (legacy HTTP+SSE)")
+	fs.StringArrayVarP(&o.Headers, "header", "H", nil, "Send the HTTP header `'Name: value'` (repeatable; ${VAR} is expanded from the environment)")
+	fs.StringVar(&o.Bearer, "bearer", "", "Send Authorization: Bearer with the token in `env:VAR` or file:PATH")
+	fs.StringVar(&o.CACert, "cacert", "", "Trust the CA certificates in PEM `FILE` for https")
+	fs.BoolVar(&o.Insecure, "insecure", false, "Do not verify the server's TLS certificate (unsafe)")
+	fs.StringVar(&o.Elicit, "elicit", "", "Answer the server's elicitation requests: accept-defaults, decline, cancel or @answers.json (declares the elicitation capability)")
 	fs.StringArrayVarP(&o.Env, "env", "e", nil, "Set `KEY=VAL` in the stdio server's environment (repeatable)")
 	fs.StringVar(&o.Cwd, "cwd", "", "Working `directory` for the stdio server")
 	fs.DurationVar(&o.Timeout, "timeout", client.DefaultTimeout, "Timeout for each request to the server")
@@ -76,17 +91,42 @@ func (o *ServerOptions) describe() string {
 	if o.Demo {
 		return "the demo server"
 	}
+	if o.URL != "" {
+		if u, err := url.Parse(o.URL); err == nil {
+			return u.Redacted()
+		}
+		return "the --url server"
+	}
 	return fmt.Sprintf("%q", strings.Join(o.Command, " "))
 }
 
 func (o *ServerOptions) validate() error {
+	chosen := 0
+	for _, set := range []bool{o.Demo, o.URL != "", len(o.Command) > 0} {
+		if set {
+			chosen++
+		}
+	}
 	switch {
-	case o.Demo && len(o.Command) > 0:
-		return flagErrorf("--demo and a server command after -- cannot be used together")
-	case !o.Demo && len(o.Command) == 0:
-		return flagErrorf("no server given: pass --demo, or a stdio server command after --, e.g. mcpctl list -- npx -y @modelcontextprotocol/server-everything")
+	case chosen > 1:
+		return flagErrorf("choose one server: --demo, --url URL, or a stdio command after --")
+	case chosen == 0:
+		return flagErrorf("no server given: pass --demo, --url URL, or a stdio server command after --, e.g. mcpctl list -- npx -y @modelcontextprotocol/server-everything")
+	case o.URL == "" && (len(o.Headers) > 0 || o.Bearer != "" || o.CACert != "" || o.Insecure):
+		return flagErrorf("-H, --bearer, --cacert and --insecure apply to --url servers only")
 	case o.Timeout <= 0:
 		return flagErrorf("--timeout must be positive, got %s", o.Timeout)
+	}
+	if o.URL != "" {
+		u, err := url.Parse(o.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return flagErrorf("invalid --url %q: expected an http:// or https:// URL", o.URL)
+		}
+		switch o.Transport {
+		case "auto", "http", "sse":
+		default:
+			return flagErrorf("invalid --transport %q: expected auto, http or sse", o.Transport)
+		}
 	}
 	for _, kv := range o.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
@@ -137,14 +177,84 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 	}
 	ios := f.IOStreams
 	s := &session{name: o.describe()}
+	opts := client.Options{
+		ClientInfo:      client.Implementation{Name: "mcpctl", Version: Version},
+		ProtocolVersion: o.ProtocolVersion,
+		Timeout:         o.Timeout,
+		OnNotification:  f.notificationPrinter(),
+		OnProtocolWarning: func(msg string) {
+			fmt.Fprintln(ios.ErrOut, "mcpctl: protocol violation: "+msg)
+		},
+	}
+	if o.Elicit != "" {
+		el, err := elicitation(o.Elicit)
+		if err != nil {
+			return nil, err
+		}
+		opts.Capabilities = map[string]any{"elicitation": el.Capability()}
+		opts.Handlers = map[string]client.RequestHandler{"elicitation/create": el.Handler()}
+	}
+	t, err := f.transport(o, s)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	c, err := client.Connect(ctx, t, opts)
+	if err != nil {
+		s.Close()
+		var connErr *transport.ConnectError
+		if errors.As(err, &connErr) {
+			// It names the URL already: "connecting to URL: connection refused".
+			return nil, connErr
+		}
+		return nil, fmt.Errorf("connecting to %s: %w", s.name, err)
+	}
+	s.Client = c
+	if o.Verbose {
+		info := c.InitializeResult().ServerInfo
+		fmt.Fprintf(ios.ErrOut, "connected to %s %s (protocol %s) in %s\n", info.Name, info.Version, c.ProtocolVersion(), c.HandshakeTime().Round(time.Microsecond))
+	}
+	return s, nil
+}
+
+// transport builds the transport o describes, wrapped in a trace when
+// --trace is given. Files it opens are closed with s.
+func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, error) {
+	ios := f.IOStreams
+	var tr *transport.Trace
+	if o.Trace != "" {
+		w := ios.ErrOut
+		if o.Trace != "-" {
+			file, err := os.Create(o.Trace)
+			if err != nil {
+				return nil, fmt.Errorf("opening --trace file: %w", err)
+			}
+			s.closers = append(s.closers, file.Close)
+			w = file
+		}
+		tr = &transport.Trace{W: w}
+	}
 	var t transport.Transport
-	if o.Demo {
+	switch {
+	case o.Demo:
 		t = transportFunc(func(ctx context.Context) (transport.Connection, error) {
 			clientConn, serverConn := transport.NewPipe()
 			go func() { _ = demo.Serve(context.Background(), serverConn) }()
 			return clientConn, nil
 		})
-	} else {
+	case o.URL != "":
+		httpOpts, err := httpOptions(o, f.Environ, ios)
+		if err != nil {
+			return nil, err
+		}
+		if tr != nil {
+			// The trace shows which transport auto-detection chose.
+			httpOpts.OnEvent = tr.Note
+		}
+		if t, err = transport.NewHTTPTransport(o.Transport, httpOpts); err != nil {
+			return nil, flagErrorf("%v", err)
+		}
+	default:
 		var stderr io.Writer
 		switch o.ServerStderr {
 		case "":
@@ -154,7 +264,6 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 			s.closers = append(s.closers, dim.Flush)
 			stderr = dim
 		case "quiet":
-			stderr = nil
 		default:
 			file, err := os.Create(o.ServerStderr)
 			if err != nil {
@@ -172,37 +281,9 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 			Warn:   ios.ErrOut,
 		}
 	}
-	if o.Trace != "" {
-		w := ios.ErrOut
-		if o.Trace != "-" {
-			file, err := os.Create(o.Trace)
-			if err != nil {
-				s.Close()
-				return nil, fmt.Errorf("opening --trace file: %w", err)
-			}
-			s.closers = append(s.closers, file.Close)
-			w = file
-		}
-		t = &transport.Trace{Transport: t, W: w}
+	if tr != nil {
+		tr.Transport = t
+		return tr, nil
 	}
-	opts := client.Options{
-		ClientInfo:      client.Implementation{Name: "mcpctl", Version: Version},
-		ProtocolVersion: o.ProtocolVersion,
-		Timeout:         o.Timeout,
-		OnNotification:  f.notificationPrinter(),
-		OnProtocolWarning: func(msg string) {
-			fmt.Fprintln(ios.ErrOut, "mcpctl: protocol violation: "+msg)
-		},
-	}
-	c, err := client.Connect(ctx, t, opts)
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("connecting to %s: %w", s.name, err)
-	}
-	s.Client = c
-	if o.Verbose {
-		info := c.InitializeResult().ServerInfo
-		fmt.Fprintf(ios.ErrOut, "connected to %s %s (protocol %s) in %s\n", info.Name, info.Version, c.ProtocolVersion(), c.HandshakeTime().Round(time.Microsecond))
-	}
-	return s, nil
+	return t, nil
 }

@@ -157,3 +157,8 @@ func (a *autoConn) Close() error {
 	})
 	return err
 }
+
+// WritesConcurrently implements [ConcurrentWriter]: writes before the
+// decision are serialised by the connection itself, and both candidates
+// allow concurrent writes.
+func (a *autoConn) WritesConcurrently() bool { return true }

@@ -90,8 +90,9 @@ type HTTPOptions struct {
 	// Event constants). It may be called from any goroutine and must not
 	// block; [Trace.Note] fits.
 	OnEvent func(event string, detail any)
-	// Warn receives one line per protocol deviation that does not stop the
-	// session (a non-JSON event, a body where none belongs). Nil discards.
+	// Warn receives one line, "mcpctl: protocol violation: …", per server
+	// misbehaviour that does not stop the session (a non-JSON event, a
+	// body where none belongs). Nil discards them.
 	Warn io.Writer
 
 	// Retry overrides [DefaultRetry], for tests.
@@ -301,7 +302,7 @@ func (b *httpBase) event(name string, detail any) {
 
 func (b *httpBase) warnf(format string, args ...any) {
 	if b.opts.Warn != nil {
-		fmt.Fprintf(b.opts.Warn, "mcpctl: "+format+"\n", args...)
+		fmt.Fprintf(b.opts.Warn, "mcpctl: protocol violation: "+format+"\n", args...)
 	}
 }
 
@@ -348,9 +349,12 @@ func (b *httpBase) do(ctx context.Context, req *http.Request, cancel context.Can
 		return nil, ctx.Err()
 	}
 	if err != nil {
+		// The request's own context ends only through Close (or cancel,
+		// which nobody has called yet): then there is nothing to report.
+		ctxErr := req.Context().Err()
 		cancel()
-		if req.Context().Err() != nil {
-			return nil, req.Context().Err()
+		if ctxErr != nil {
+			return nil, ctxErr
 		}
 		return nil, &ConnectError{URL: redactURL(req.URL), Err: err}
 	}

@@ -38,17 +38,21 @@ type addIn struct {
 // sdkServer is a go-sdk server with a few tools:
 //   - add{a,b}: the sum as text;
 //   - greet: asks the client for a name (elicitation/create) and greets it;
-//   - slow: reports progress once, then waits until cancelled; each
-//     cancellation is sent on cancelled.
+//   - slow: reports progress if asked to, then waits until cancelled
+//     (each cancellation is sent on cancelled) or released (release is
+//     closed when the test ends: the SDK waits for running tools before it
+//     ends a session).
 type sdkServer struct {
 	*mcp.Server
 	cancelled chan struct{}
+	release   chan struct{}
 }
 
 func newSDKServer() *sdkServer {
 	s := &sdkServer{
 		Server:    mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "1.0.0"}, nil),
 		cancelled: make(chan struct{}, 10),
+		release:   make(chan struct{}),
 	}
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "add", Description: "Adds two integers."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
@@ -73,9 +77,13 @@ func newSDKServer() *sdkServer {
 			if tok := req.Params.GetProgressToken(); tok != nil {
 				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 0, Message: "started"})
 			}
-			<-ctx.Done()
-			s.cancelled <- struct{}{}
-			return nil, nil, ctx.Err()
+			select {
+			case <-ctx.Done():
+				s.cancelled <- struct{}{}
+				return nil, nil, ctx.Err()
+			case <-s.release:
+				return textResult("released"), nil, nil
+			}
 		})
 	return s
 }
@@ -189,8 +197,8 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.once.Do(func() {
 		ct := w.Header().Get("Content-Type")
 		w.r.update(func() { w.rec.Status, w.rec.ContentType = code, ct })
+		w.ResponseWriter.WriteHeader(code)
 	})
-	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(p []byte) (int, error) {
@@ -221,6 +229,7 @@ func serveStreamable(t *testing.T, opts *mcp.StreamableHTTPOptions) (*sdkServer,
 	srv := newSDKServer()
 	rec := newRecorder(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, opts))
 	ts := serve(t, rec)
+	t.Cleanup(func() { close(srv.release) }) // before ts.Close
 	return srv, rec, ts.URL + "/mcp"
 }
 
@@ -235,6 +244,7 @@ func serveSSE(t *testing.T, wrap func(http.Handler) http.Handler) (*sdkServer, *
 	}
 	rec := newRecorder(h)
 	ts := serve(t, rec)
+	t.Cleanup(func() { close(srv.release) }) // before ts.Close
 	return srv, rec, ts.URL + "/sse"
 }
 

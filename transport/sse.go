@@ -209,3 +209,7 @@ func (c *sseConn) Close() error {
 	})
 	return nil
 }
+
+// WritesConcurrently implements [ConcurrentWriter]: every Write is its own
+// POST.
+func (c *sseConn) WritesConcurrently() bool { return true }

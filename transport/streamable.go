@@ -44,8 +44,10 @@ const (
 //     of the initialize request as it passes through Read and sent on every
 //     later request, so the client need not know about HTTP.
 //   - After notifications/initialized is accepted, a GET opens the server's
-//     own event stream; a 4xx means the server has none
-//     ([EventGetStreamUnsupported]) and is no error.
+//     own event stream, and that Write waits (up to a second) for the GET's
+//     answer so that the stream is in place before the next request. A 4xx
+//     means the server has none ([EventGetStreamUnsupported]) and is no
+//     error. The stream is reopened after retry when the server ends it.
 //   - Resumption (SEP-1699): the last event id and the retry field of every
 //     stream are remembered. When a request's stream ends before its
 //     response arrived, the connection waits exactly retry (default
@@ -258,14 +260,36 @@ func (c *streamableConn) Write(ctx context.Context, msg json.RawMessage) error {
 		return err
 	}
 	if m.method == "notifications/initialized" {
-		c.startGET()
+		// Wait (briefly) for the GET stream's answer, so that it is open
+		// before the client's next request: servers send requests
+		// unrelated to a POST, and with application/json answers even
+		// related ones, only there; and the resumption of a POST stream
+		// must not race with the stream's opening.
+		t := time.NewTimer(getOpenWait)
+		defer t.Stop()
+		select {
+		case <-c.startGET():
+		case <-t.C:
+		case <-ctx.Done():
+		case <-c.done:
+		}
 	}
 	return nil
 }
 
+// getOpenWait bounds how long Write of notifications/initialized waits for
+// the answer to the GET that opens the server's event stream. Servers answer
+// at once (with a stream or 405); one that holds the headers back costs this
+// much once per connection.
+const getOpenWait = time.Second
+
 // send POSTs one message and deals with the answer. mayReinit is false on
 // the retry after a re-initialization.
 func (c *streamableConn) send(ctx context.Context, body []byte, m msgInfo, mayReinit bool) error {
+	// Wait out a re-initialization in progress: until it ends there is no
+	// session to send with.
+	c.reinitMu.Lock()
+	c.reinitMu.Unlock()
 	var answered chan struct{}
 	if m.isRequest() {
 		// Registered before sending: the answer may come on another stream
@@ -699,29 +723,38 @@ func (c *streamableConn) get(lastID string) (*http.Response, context.CancelFunc,
 	return resp, cancel, nil
 }
 
-// startGET opens the server's own event stream, once.
-func (c *streamableConn) startGET() {
+// startGET opens the server's own event stream unless it is open. The
+// channel is closed when the first GET of the stream got its answer (or
+// gave up); for a stream already open it is closed already.
+func (c *streamableConn) startGET() <-chan struct{} {
+	answered := make(chan struct{})
 	c.mu.Lock()
 	if c.getRunning || c.closed {
 		c.mu.Unlock()
-		return
+		close(answered)
+		return answered
 	}
 	c.getRunning = true
 	c.mu.Unlock()
-	if !c.spawn(c.getLoop) {
+	if !c.spawn(func() { c.getLoop(answered) }) {
 		c.mu.Lock()
 		c.getRunning = false
 		c.mu.Unlock()
+		close(answered)
 	}
+	return answered
 }
 
 // getLoop keeps the GET stream open: reconnecting after retry when it ends,
 // giving up after MaxReconnects attempts in a row without progress.
-func (c *streamableConn) getLoop() {
+func (c *streamableConn) getLoop(answered chan struct{}) {
+	var once sync.Once
+	firstAnswer := func() { once.Do(func() { close(answered) }) }
 	defer func() {
 		c.mu.Lock()
 		c.getRunning = false
 		c.mu.Unlock()
+		firstAnswer()
 	}()
 	st := &streamState{name: "the GET stream", retry: c.opts.Retry}
 	failures := 0
@@ -733,7 +766,12 @@ func (c *streamableConn) getLoop() {
 			}
 		}
 		resp, cancel, err := c.get(st.lastID)
+		firstAnswer()
 		if c.isClosed() {
+			if err == nil {
+				resp.Body.Close()
+				cancel()
+			}
 			return
 		}
 		if err != nil {
@@ -930,3 +968,7 @@ func drain(resp *http.Response) {
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 }
+
+// WritesConcurrently implements [ConcurrentWriter]: every Write is its own
+// POST.
+func (c *streamableConn) WritesConcurrently() bool { return true }

@@ -177,3 +177,7 @@ func (c *traceConn) noteError(op string, err error) {
 	}
 	c.t.Note("error", map[string]any{"op": op, "error": err.Error()})
 }
+
+// WritesConcurrently implements [ConcurrentWriter] as the traced connection
+// does: recording a message takes its own lock.
+func (c *traceConn) WritesConcurrently() bool { return writesConcurrently(c.conn) }

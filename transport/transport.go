@@ -6,7 +6,10 @@
 // the server sent; decoding them is the client's business.
 //
 // Implementations: [Command] (a child process speaking newline-delimited JSON
-// on stdio), [NewPipe] (an in-memory pair for tests and the built-in demo
+// on stdio), [StreamableHTTP] (Streamable HTTP, MCP 2025-03-26 and later),
+// [SSE] (the legacy HTTP+SSE transport of 2024-11-05), [Auto] (an HTTP URL
+// whose transport is detected; [NewHTTPTransport] picks one of the three by
+// name), [NewPipe] (an in-memory pair for tests and the built-in demo
 // server) and [Trace] (a wrapper that records every message).
 package transport
 
@@ -44,3 +47,19 @@ type Connection interface {
 
 // ErrClosed is returned by Read and Write after Close.
 var ErrClosed = errors.New("connection closed")
+
+// ConcurrentWriter is implemented by connections whose Write may be called
+// from several goroutines at once, relaxing the rule on [Connection]. HTTP
+// connections are: each message is its own POST, and a POST whose answer is
+// slow must not hold back the answer to a request the server sent meanwhile
+// (an elicitation during a tool call).
+type ConcurrentWriter interface {
+	// WritesConcurrently reports whether Write may be called concurrently.
+	WritesConcurrently() bool
+}
+
+// writesConcurrently reports whether conn declares [ConcurrentWriter].
+func writesConcurrently(conn Connection) bool {
+	cw, ok := conn.(ConcurrentWriter)
+	return ok && cw.WritesConcurrently()
+}
