@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,9 @@ func TestScript(t *testing.T) {
 			"sigint":   cmdSigint,
 			"filesize": cmdFileSize,
 			"isjson":   cmdIsJSON,
+			"envfile":  cmdEnvFile,
+			"freeport": cmdFreePort,
+			"waitport": cmdWaitPort,
 		},
 	})
 }
@@ -186,6 +190,53 @@ func cmdFileSize(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if fi.Size() != want {
 		ts.Fatalf("%s has %d bytes, want %d", args[0], fi.Size(), want)
+	}
+}
+
+// envfile VAR FILE waits (up to 30 s) for FILE, which a background server
+// writes once it listens, and sets VAR to its contents without surrounding
+// space: the way a script learns a server's URL.
+func cmdEnvFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envfile VAR FILE")
+	}
+	path := ts.MkAbs(args[1])
+	waitForFile(ts, path)
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	ts.Setenv(args[0], strings.TrimSpace(string(data)))
+}
+
+// freeport VAR sets VAR to a TCP port on 127.0.0.1 that was free a moment
+// ago, for servers that take a port rather than choosing one.
+func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: freeport VAR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	ts.Check(ln.Close())
+	ts.Setenv(args[0], strconv.Itoa(port))
+}
+
+// waitport PORT waits (up to 30 s) until something accepts connections on
+// 127.0.0.1:PORT.
+func cmdWaitPort(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitport PORT")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+args[0], time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("nothing listens on 127.0.0.1:%s after 30s: %v", args[0], err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -17,3 +17,5 @@ fi
 go vet ./...
 # MCPCTL_REQUIRE_INTEROP makes a missing reference server a failure, not a skip.
 MCPCTL_REQUIRE_INTEROP=1 go test -race -count=1 ./... "$@"
+# The official client conformance scenarios, against the real binary.
+bash scripts/conformance.sh

@@ -39,6 +39,14 @@
 //   - defects: the server of package defectserver, with seeded defects of
 //     every kind `mcpctl validate` lints for.
 //
+// With -http FILE a go-sdk mode is served over HTTP instead, on 127.0.0.1
+// and a free port, until SIGINT or SIGTERM; the endpoint URL is written to
+// FILE. -http-mode picks the handler: stateful (the default), stateless,
+// json (JSON responses), sse (legacy HTTP+SSE, endpoint /sse), html500 (a
+// 500 with an HTML body) or unauthorized (a 401 with a WWW-Authenticate
+// challenge). -headers-log FILE records the Authorization and X-* headers
+// that arrive.
+//
 // Flags let scripts observe the server without sleeping: -log appends the
 // method of every request and notification received, one per line, synced to
 // disk before the message is handled; -ready creates a file whenever a
@@ -117,6 +125,7 @@ type env struct {
 	mode          string
 	answerVersion string
 	sign          signFlags
+	http          httpFlags
 	stdin         io.Reader
 	stdout        io.Writer
 	stderr        io.Writer
@@ -139,8 +148,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	answerVersion := fs.String("answer-version", "1999-01-01", "protocol `version` the version mode answers initialize with")
 	var sign signFlags
 	sign.register(fs)
+	var httpf httpFlags
+	httpf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] {%s}\n",
+		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] [-http FILE [-http-mode M] [-headers-log FILE]] {%s}\n",
 			strings.Join(modeNames(), "|"))
 		fs.PrintDefaults()
 	}
@@ -185,6 +196,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		mode:          mode,
 		answerVersion: *answerVersion,
 		sign:          sign,
+		http:          httpf,
 		stdin:         stdin,
 		stdout:        stdout,
 		stderr:        stderr,
