@@ -226,43 +226,11 @@ func unknownToolError(name string, tools []client.Tool) error {
 	}
 	sort.Strings(names)
 	msg := fmt.Sprintf("the server has no tool %q", name)
-	if close := closest(name, names); close != "" {
+	if close := schema.Suggest(name, names); close != "" {
 		msg += fmt.Sprintf("; did you mean %q?", close)
 	} else if len(names) > 0 && len(names) <= 20 {
 		msg += "; its tools are: " + strings.Join(names, ", ")
 	}
 	msg += " (see: mcpctl list)"
 	return &FlagError{Err: fmt.Errorf("%s", msg)}
-}
-
-// closest returns the candidate within a small edit distance of name.
-func closest(name string, candidates []string) string {
-	best, bestDist := "", len(name)/3+2
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
