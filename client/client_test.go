@@ -400,7 +400,7 @@ func TestAbandonedRequestSendsCancelled(t *testing.T) {
 				if !errors.As(err, &got) {
 					t.Fatalf("CallTool error = %v, want a *TimeoutError", err)
 				}
-				if diff := cmp.Diff(&TimeoutError{Method: "tools/call", After: 50 * time.Millisecond}, got); diff != "" {
+				if diff := cmp.Diff(&TimeoutError{Method: "tools/call", After: 50 * time.Millisecond, Cancelled: true}, got); diff != "" {
 					t.Errorf("TimeoutError mismatch (-want +got):\n%s", diff)
 				}
 			},
