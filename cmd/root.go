@@ -68,6 +68,7 @@ against their schemas, reads resources and gets prompts.
 
 Choose the server on every command:
   --demo                    the built-in demo server (nothing to install)
+  --url URL                 an HTTP server (Streamable HTTP or legacy SSE)
   -- COMMAND [ARGS...]      a stdio server, started without a shell
 
 Data goes to stdout, progress, warnings, server stderr and errors to stderr.
@@ -78,7 +79,8 @@ protocol result as JSON with -o json.
 		Example: `  mcpctl list --demo
   mcpctl call --demo add a=2 b=3
   mcpctl list -- npx -y @modelcontextprotocol/server-everything
-  mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything`,
+  mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything
+  mcpctl list --url http://127.0.0.1:3001/mcp`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       Version,
