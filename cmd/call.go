@@ -134,8 +134,8 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		fmt.Fprintln(f.IOStreams.ErrOut, "signature verified")
 	}
 	p := f.printer()
-	if opts.Output.isJSON() {
-		if err := p.JSON(opts.Sign.jsonOutput(res.Raw)); err != nil {
+	if opts.Output.structured() {
+		if err := opts.Output.write(p, opts.Sign.jsonOutput(res.Raw)); err != nil {
 			return err
 		}
 	} else if err := printToolResult(p, res, opts.SaveDir); err != nil {

@@ -105,8 +105,8 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 
 	init := s.InitializeResult()
 	p := f.printer()
-	if opts.Output.isJSON() {
-		return p.JSON(connectSummary{
+	if opts.Output.structured() {
+		return opts.Output.write(p, connectSummary{
 			Initialize: init,
 			Counts:     counts,
 			Timings: map[string]float64{

@@ -5,14 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"net/http"
 	"net/url"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/internal/demo"
 	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/transport"
@@ -23,26 +28,117 @@ import (
 var Version = "dev"
 
 // Factory holds what every command needs. Dependencies that cost something
-// to build are functions, so a command pays only for what it uses.
+// to build are functions or are built on first use, so a command pays only
+// for what it uses: `mcpctl version` reads no file.
 type Factory struct {
 	IOStreams *IOStreams
 	// Environ returns the environment (os.Environ in production).
 	Environ func() []string
+	// Getwd returns the working directory, where project files naming
+	// servers are looked for (os.Getwd in production).
+	Getwd func() (string, error)
+	// GOOS is the operating system whose file locations are used.
+	GOOS string
+	// ConfigFile is the --config flag: mcpctl's config file, or "" for
+	// [config.DefaultPath].
+	ConfigFile string
+
+	// flagChanged reports whether the running command's flag was given on
+	// the command line; set before the command runs.
+	flagChanged func(name string) bool
+	// loaded holds what was read from files, shared by copies of the
+	// Factory.
+	loaded *loaded
+}
+
+// loaded is what a Factory read from files, once per command run.
+type loaded struct {
+	config    *config.Config
+	configErr error
+	catalog   *config.Catalog
 }
 
 // NewFactory returns a Factory bound to ios.
 func NewFactory(ios *IOStreams) *Factory {
-	return &Factory{IOStreams: ios, Environ: os.Environ}
+	return &Factory{IOStreams: ios, Environ: os.Environ, Getwd: os.Getwd, GOOS: runtime.GOOS, loaded: &loaded{}}
+}
+
+func (f *Factory) state() *loaded {
+	if f.loaded == nil {
+		f.loaded = &loaded{}
+	}
+	return f.loaded
+}
+
+// host describes this machine's file locations.
+func (f *Factory) host() config.Host {
+	cwd := ""
+	if f.Getwd != nil {
+		cwd, _ = f.Getwd()
+	}
+	return config.HostFrom(f.Environ(), cwd, f.GOOS)
+}
+
+// Config loads mcpctl's config file on first use: --config, or the default
+// place, where a missing file is an empty config.
+func (f *Factory) Config() (*config.Config, error) {
+	st := f.state()
+	if st.config == nil && st.configErr == nil {
+		path, explicit := f.ConfigFile, f.ConfigFile != ""
+		if !explicit {
+			path = config.DefaultPath(f.host())
+		}
+		st.config, st.configErr = config.Load(path, explicit)
+		if st.configErr != nil {
+			st.configErr = &FlagError{Err: st.configErr}
+		}
+	}
+	return st.config, st.configErr
+}
+
+// Catalog finds every named server, on first use: mcpctl's config and the
+// editors' files (see [config.Sources] for the order).
+func (f *Factory) Catalog() (*config.Catalog, error) {
+	st := f.state()
+	if st.catalog == nil {
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		st.catalog = config.Discover(f.host(), cfg)
+	}
+	return st.catalog, nil
+}
+
+// changed reports whether the flag name was given on the command line.
+func (f *Factory) changed(name string) bool {
+	return f.flagChanged != nil && f.flagChanged(name)
+}
+
+// lookupEnv reads one variable of f.Environ.
+func (f *Factory) lookupEnv(name string) (string, bool) {
+	for _, kv := range f.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // ServerOptions select and configure the server a command talks to. They are
 // filled by the flags of [addServerFlags] and the words after "--".
 type ServerOptions struct {
-	Demo            bool
-	URL             string   // an HTTP server
-	Transport       string   // auto, http or sse, for URL
-	Headers         []string // -H 'Name: value'
-	Bearer          string   // env:VAR or file:PATH holding a bearer token
+	// Server names a server defined in mcpctl's config or an editor's file
+	// (-s NAME); Connect fills the fields below from its definition.
+	Server    string
+	Demo      bool
+	URL       string   // an HTTP server
+	Transport string   // auto, http or sse, for URL
+	Headers   []string // -H 'Name: value'
+	// NamedHeaders are the headers of a named server's definition, already
+	// expanded; -H wins over them.
+	NamedHeaders    http.Header
+	Bearer          string // env:VAR or file:PATH holding a bearer token
 	CACert          string
 	Insecure        bool
 	Elicit          string   // how to answer elicitation/create; "" declares no elicitation
@@ -53,12 +149,16 @@ type ServerOptions struct {
 	ProtocolVersion string
 	Trace           string // "", "-" (stderr) or a file
 	ServerStderr    string // "" (stream to stderr), "quiet" or a file
-	Verbose         bool
+	// Grace is how long a stdio server gets at each step of its shutdown;
+	// zero means transport.DefaultGrace. Not a flag: completions shorten it.
+	Grace   time.Duration
+	Verbose bool
 }
 
 // addServerFlags registers the server selection flags on cmd.
 func addServerFlags(cmd *cobra.Command, o *ServerOptions) {
 	fs := cmd.Flags()
+	fs.StringVarP(&o.Server, "server", "s", "", "Use the server `NAME` from mcpctl's config or an editor's MCP file (see mcpctl servers)")
 	fs.BoolVar(&o.Demo, "demo", false, "Use the built-in demo server (in-process, nothing to install)")
 	fs.StringVar(&o.URL, "url", "", "`URL` of an HTTP server (Streamable HTTP, or legacy HTTP+SSE)")
 	fs.StringVar(&o.Transport, "transport", "auto", "HTTP transport for --url: auto, http (Streamable HTTP) or sse (legacy HTTP+SSE)")
@@ -71,9 +171,12 @@ func addServerFlags(cmd *cobra.Command, o *ServerOptions) {
 	fs.StringVar(&o.Cwd, "cwd", "", "Working `directory` for the stdio server")
 	fs.DurationVar(&o.Timeout, "timeout", client.DefaultTimeout, "Timeout for each request to the server")
 	fs.StringVar(&o.ProtocolVersion, "protocol-version", client.LatestProtocolVersion, "MCP protocol `version` to offer in initialize")
+	markSetting(cmd, "timeout")
+	markSetting(cmd, "protocol-version")
 	fs.StringVar(&o.Trace, "trace", "", "Write every JSON-RPC message as NDJSON to `FILE` (- for stderr)")
 	fs.StringVar(&o.ServerStderr, "server-stderr", "", "Where the stdio server's stderr goes: quiet, or a `FILE` (default: mcpctl's stderr)")
-	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr")
+	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr, and which definition -s NAME uses")
+	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // setServerArgs splits cobra's positional arguments at "--": the words after
@@ -88,6 +191,9 @@ func setServerArgs(cmd *cobra.Command, args []string, o *ServerOptions) []string
 
 // describe names the server for error messages.
 func (o *ServerOptions) describe() string {
+	if o.Server != "" {
+		return fmt.Sprintf("server %q", o.Server)
+	}
 	if o.Demo {
 		return "the demo server"
 	}
@@ -100,6 +206,9 @@ func (o *ServerOptions) describe() string {
 	return fmt.Sprintf("%q", strings.Join(o.Command, " "))
 }
 
+// validate checks the command line: one server chosen, and values that
+// make sense. For -s NAME the checks that depend on the server's kind wait
+// until its definition is known (see [Factory.resolve]).
 func (o *ServerOptions) validate() error {
 	chosen := 0
 	for _, set := range []bool{o.Demo, o.URL != "", len(o.Command) > 0} {
@@ -108,11 +217,22 @@ func (o *ServerOptions) validate() error {
 		}
 	}
 	switch {
+	case o.Server != "" && chosen > 0:
+		return flagErrorf("-s %s names the server already: drop --demo, --url or the command after --", o.Server)
 	case chosen > 1:
 		return flagErrorf("choose one server: --demo, --url URL, or a stdio command after --")
-	case chosen == 0:
-		return flagErrorf("no server given: pass --demo, --url URL, or a stdio server command after --, e.g. mcpctl list -- npx -y @modelcontextprotocol/server-everything")
-	case o.URL == "" && (len(o.Headers) > 0 || o.Bearer != "" || o.CACert != "" || o.Insecure):
+	case chosen == 0 && o.Server == "":
+		return flagErrorf("no server given: pass -s NAME, --demo, --url URL, or a stdio server command after --, e.g. mcpctl list -- npx -y @modelcontextprotocol/server-everything")
+	}
+	return o.check()
+}
+
+// check validates the values of the options. Before a named server is
+// resolved, what depends on its kind is left for later.
+func (o *ServerOptions) check() error {
+	unresolved := o.Server != "" && !o.Demo && o.URL == "" && len(o.Command) == 0
+	switch {
+	case !unresolved && o.URL == "" && (len(o.Headers) > 0 || o.Bearer != "" || o.CACert != "" || o.Insecure):
 		return flagErrorf("-H, --bearer, --cacert and --insecure apply to --url servers only")
 	case o.Timeout <= 0:
 		return flagErrorf("--timeout must be positive, got %s", o.Timeout)
@@ -120,7 +240,7 @@ func (o *ServerOptions) validate() error {
 	if o.URL != "" {
 		u, err := url.Parse(o.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return flagErrorf("invalid --url %q: expected an http:// or https:// URL", o.URL)
+			return flagErrorf("invalid --url %q: expected an http:// or https:// URL", config.RedactURL(o.URL))
 		}
 		switch o.Transport {
 		case "auto", "http", "sse":
@@ -143,6 +263,71 @@ func (o *ServerOptions) validate() error {
 		}
 	}
 	return nil
+}
+
+// resolve returns o with the named server's definition filled in: its
+// command, environment and folder, or its URL, headers and transport, with
+// ${…} references expanded. Flags given on the command line win: -e, -H,
+// --cwd, --transport and --timeout.
+func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
+	if o.Server == "" {
+		return o, nil
+	}
+	cat, err := f.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	def, shadowed, err := cat.Find(o.Server)
+	if err != nil {
+		return nil, &FlagError{Err: err}
+	}
+	if o.Verbose {
+		msg := fmt.Sprintf("using server %q from %s (%s)", def.Name, def.File, def.Origin)
+		for _, sh := range shadowed {
+			msg += fmt.Sprintf("; it shadows the one in %s (%s)", sh.File, sh.Origin)
+		}
+		fmt.Fprintln(f.IOStreams.ErrOut, msg)
+	}
+	h := f.host()
+	def, err = def.Expand(config.Expander{LookupEnv: f.lookupEnv, Home: h.Home, Cwd: h.Cwd, Input: f.askInput})
+	if err != nil {
+		return nil, &FlagError{Err: err}
+	}
+	r := *o
+	if def.Transport == config.TransportStdio {
+		r.Command = append([]string{def.Command}, def.Args...)
+		env := make([]string, 0, len(def.Env)+len(o.Env))
+		for _, k := range slices.Sorted(maps.Keys(def.Env)) {
+			env = append(env, k+"="+def.Env[k])
+		}
+		// Later entries win in a process environment: -e goes last.
+		r.Env = append(env, o.Env...)
+		if r.Cwd == "" {
+			r.Cwd = def.Cwd
+		}
+		if r.Cwd == "" {
+			// As the editors do: a project's server starts in the project.
+			r.Cwd = def.Dir
+		}
+	} else {
+		r.URL = def.URL
+		if !f.changed("transport") {
+			r.Transport = def.Transport
+		}
+		if len(def.Headers) > 0 {
+			r.NamedHeaders = http.Header{}
+			for k, v := range def.Headers {
+				r.NamedHeaders.Set(k, v)
+			}
+		}
+	}
+	if def.Timeout > 0 && !f.changed("timeout") {
+		r.Timeout = def.Timeout
+	}
+	if err := r.check(); err != nil {
+		return nil, &FlagError{Err: fmt.Errorf("server %q from %s: %w", def.Name, def.File, err)}
+	}
+	return &r, nil
 }
 
 // session is a connected client plus what must be released with it.
@@ -173,6 +358,10 @@ func (f transportFunc) Connect(ctx context.Context) (transport.Connection, error
 // handshake. The caller must Close the session.
 func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, error) {
 	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	o, err := f.resolve(o)
+	if err != nil {
 		return nil, err
 	}
 	ios := f.IOStreams
@@ -247,6 +436,11 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 		if err != nil {
 			return nil, err
 		}
+		for name, values := range o.NamedHeaders {
+			if _, set := httpOpts.Header[name]; !set {
+				httpOpts.Header[name] = values
+			}
+		}
 		if tr != nil {
 			// The trace shows which transport auto-detection chose.
 			httpOpts.OnEvent = tr.Note
@@ -279,6 +473,7 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 			Dir:    o.Cwd,
 			Stderr: stderr,
 			Warn:   ios.ErrOut,
+			Grace:  o.Grace,
 		}
 	}
 	if tr != nil {

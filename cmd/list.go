@@ -130,8 +130,8 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 
 	p := f.printer()
-	if opts.Output.isJSON() {
-		return p.JSON(out)
+	if opts.Output.structured() {
+		return opts.Output.write(p, out)
 	}
 	sections := 0
 	section := func(title string) {

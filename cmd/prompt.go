@@ -76,8 +76,8 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 		return fmt.Errorf("getting prompt %q from %s: %w", opts.Name, s.name, err)
 	}
 	p := f.printer()
-	if opts.Output.isJSON() {
-		return p.JSON(res.Raw)
+	if opts.Output.structured() {
+		return opts.Output.write(p, res.Raw)
 	}
 	if res.Description != "" {
 		p.Fields([][2]string{{"Description", res.Description}})

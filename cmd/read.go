@@ -66,8 +66,8 @@ func readRun(ctx context.Context, opts *ReadOptions) error {
 		return fmt.Errorf("reading %q from %s: %w", opts.URI, s.name, err)
 	}
 	p := f.printer()
-	if opts.Output.isJSON() {
-		return p.JSON(res.Raw)
+	if opts.Output.structured() {
+		return opts.Output.write(p, res.Raw)
 	}
 	// Each item of contents renders like an embedded resource block.
 	blocks := make([]client.Content, len(res.Contents))

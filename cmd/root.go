@@ -67,20 +67,28 @@ what a server is and what it offers, calls its tools with arguments checked
 against their schemas, reads resources and gets prompts.
 
 Choose the server on every command:
+  -s NAME                   a named server from mcpctl's config or an editor's
+                            MCP file (mcpctl servers lists them)
   --demo                    the built-in demo server (nothing to install)
   --url URL                 an HTTP server (Streamable HTTP or legacy SSE)
   -- COMMAND [ARGS...]      a stdio server, started without a shell
 
 Data goes to stdout, progress, warnings, server stderr and errors to stderr.
 Output is a table on a terminal, tab-separated text when piped, and the
-protocol result as JSON with -o json.
+protocol result as JSON with -o json (or YAML with -o yaml; --jq filters it).
+
+Settings: -o, --timeout and --protocol-version, when not given, come from
+MCPCTL_OUTPUT, MCPCTL_TIMEOUT and MCPCTL_PROTOCOL_VERSION, else from
+mcpctl's config file (--config FILE, default ~/.config/mcpctl/config.yaml),
+else the built-in defaults.
 
 ` + exitCodeHelp,
 		Example: `  mcpctl list --demo
   mcpctl call --demo add a=2 b=3
   mcpctl list -- npx -y @modelcontextprotocol/server-everything
   mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything
-  mcpctl list --url http://127.0.0.1:3001/mcp`,
+  mcpctl list --url http://127.0.0.1:3001/mcp
+  mcpctl list -s everything -o json --jq '.tools[].name'`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       Version,
@@ -88,6 +96,7 @@ protocol result as JSON with -o json.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &FlagError{Err: err, Hint: true}
 	})
+	addConfigFlags(root, f)
 	root.AddCommand(
 		NewCmdConnect(f, nil),
 		NewCmdList(f, nil),
@@ -96,8 +105,12 @@ protocol result as JSON with -o json.
 		NewCmdPrompt(f, nil),
 		NewCmdValidate(f, nil),
 		NewCmdSign(f),
+		NewCmdScaffold(f),
 		NewCmdVersion(f),
+		NewCmdServers(f, nil),
+		NewCmdCompletion(f),
 	)
+	registerCompletions(root, f)
 	return root
 }
 

@@ -188,8 +188,8 @@ func checkArgs(opts *ValidateOptions, inputSchema []byte, compiled *schema.Schem
 		p.Warning(w)
 	}
 	violations := compiled.Validate(args)
-	if opts.Output.isJSON() {
-		if err := p.JSON(argsReport{Valid: len(violations) == 0, Violations: nonNil(violations)}); err != nil {
+	if opts.Output.structured() {
+		if err := opts.Output.write(p, argsReport{Valid: len(violations) == 0, Violations: nonNil(violations)}); err != nil {
 			return err
 		}
 	} else {
@@ -203,7 +203,7 @@ func checkArgs(opts *ValidateOptions, inputSchema []byte, compiled *schema.Schem
 		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("the arguments do not match %s (%d %s)",
 			what, len(violations), plural(len(violations), "problem", "problems"))}
 	}
-	if !opts.Output.isJSON() {
+	if !opts.Output.structured() {
 		fmt.Fprintln(f.IOStreams.ErrOut, "arguments are valid")
 	}
 	return nil
@@ -230,8 +230,8 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 	}
 	errs, warnings := lint.Count(findings)
 	p := f.printer()
-	if opts.Output.isJSON() {
-		err = p.JSON(lintReport{Findings: nonNil(findings), Errors: errs, Warnings: warnings})
+	if opts.Output.structured() {
+		err = opts.Output.write(p, lintReport{Findings: nonNil(findings), Errors: errs, Warnings: warnings})
 	} else {
 		err = printFindings(p, findings)
 	}

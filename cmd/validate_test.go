@@ -32,7 +32,7 @@ func TestNewCmdValidateFlags(t *testing.T) {
 		{name: "strict with a tool", args: []string{"--strict", "--demo", "weather"}, wantErr: "--strict applies when linting a whole server"},
 		{name: "strict with a schema", args: []string{"--strict", "--schema", "s.json"}, wantErr: "--strict applies"},
 		{name: "args without a tool", args: []string{"--demo", "--args", "{}"}, wantErr: "--args needs a tool or --schema"},
-		{name: "bad output", args: []string{"--demo", "-o", "yaml"}, wantErr: `invalid --output "yaml"`},
+		{name: "bad output", args: []string{"--demo", "-o", "xml"}, wantErr: `invalid --output "xml"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,510 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/config"
+)
+
+// ServersOptions are the options of `mcpctl servers` (the list).
+type ServersOptions struct {
+	Factory *Factory
+	Output  OutputOptions
+}
+
+// NewCmdServers builds `mcpctl servers` and its subcommands. runF replaces
+// the list's run function in tests.
+func NewCmdServers(f *Factory, runF func(*ServersOptions) error) *cobra.Command {
+	opts := &ServersOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "servers [flags]",
+		Short: "List, add, show and remove named servers",
+		Long: `List every named server mcpctl knows, for use with -s NAME on any command
+that talks to a server. Servers come from mcpctl's own config file and from
+the MCP files of editors and agents, in this order of precedence (a name
+defined in several places is taken from the first):
+
+  1. mcpctl's config file: --config FILE, else
+     $XDG_CONFIG_HOME/mcpctl/config.yaml or ~/.config/mcpctl/config.yaml
+  2. project files, in the working directory, then each parent up to the
+     repository root: .mcp.json (Claude Code), .cursor/mcp.json (Cursor),
+     .vscode/mcp.json (VS Code)
+  3. user files: ~/.claude.json (Claude Code: the current project's servers,
+     then the top-level ones), ~/.cursor/mcp.json (Cursor),
+     claude_desktop_config.json (Claude Desktop: ~/.config/Claude on Linux,
+     ~/Library/Application Support/Claude on macOS, %APPDATA%\Claude on
+     Windows), ~/.codeium/windsurf/mcp_config.json (Windsurf), and VS Code's
+     user mcp.json (Code/User/ next to Claude Desktop's folder)
+
+-v on a command says which definition -s picked. In definitions, ${VAR}
+and ${env:VAR} are environment variables (${VAR:-default} too), and VS
+Code's ${input:ID} is asked for on the terminal, or taken from
+MCPCTL_INPUT_ID (the ID in upper case, other characters as _).
+
+The list has the columns NAME, SOURCE (the file), KIND (stdio, http, sse,
+or auto for a URL whose transport is detected) and TARGET (the command line
+or the URL without credentials). It is a table on a terminal, where a name
+shadowed by an earlier definition is marked; tab-separated lines when
+piped, ordered by name and then precedence; -o json prints
+{"servers": [{"name", "origin", "file", "scope", "kind", "target",
+"shadowed"}]}. Files that cannot be read are reported on stderr.`,
+		Example: `  mcpctl servers
+  mcpctl servers add everything -- npx -y @modelcontextprotocol/server-everything
+  mcpctl servers add remote --url https://example.com/mcp -H 'Authorization: Bearer ${TOKEN}'
+  mcpctl servers show everything
+  mcpctl list -s everything
+  mcpctl servers -o json --jq '.servers[].name'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.Output.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return serversRun(opts)
+		},
+	}
+	addOutputFlags(cmd, &opts.Output)
+	cmd.AddCommand(newCmdServersList(f), newCmdServersAdd(f, nil), newCmdServersShow(f), newCmdServersRemove(f))
+	return cmd
+}
+
+func newCmdServersList(f *Factory) *cobra.Command {
+	opts := &ServersOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:     "list [flags]",
+		Aliases: []string{"ls"},
+		Short:   "List named servers (the same as mcpctl servers)",
+		Example: "  mcpctl servers list -o json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.Output.validate(); err != nil {
+				return err
+			}
+			return serversRun(opts)
+		},
+	}
+	addOutputFlags(cmd, &opts.Output)
+	return cmd
+}
+
+// serverEntry is one line of the list, and its -o json form.
+type serverEntry struct {
+	Name     string `json:"name"`
+	Origin   string `json:"origin"`
+	File     string `json:"file"`
+	Scope    string `json:"scope"`
+	Kind     string `json:"kind"`
+	Target   string `json:"target"`
+	Shadowed bool   `json:"shadowed"`
+}
+
+func serversRun(opts *ServersOptions) error {
+	f := opts.Factory
+	cat, err := f.Catalog()
+	if err != nil {
+		return err
+	}
+	p := f.printer()
+	for _, pr := range cat.Problems {
+		p.Warning(pr.Error())
+	}
+	scopes := map[string]string{}
+	for _, src := range cat.Searched {
+		scopes[src.Path] = src.Scope
+	}
+	seen := map[string]bool{}
+	entries := make([]serverEntry, 0, len(cat.Servers))
+	for _, s := range cat.Servers {
+		entries = append(entries, serverEntry{
+			Name: s.Name, Origin: s.Origin, File: s.File, Scope: scopes[s.File],
+			Kind: s.Transport, Target: target(s), Shadowed: seen[s.Name],
+		})
+		seen[s.Name] = true
+	}
+	// By name; for one name, in order of precedence.
+	slices.SortStableFunc(entries, func(a, b serverEntry) int { return strings.Compare(a.Name, b.Name) })
+	if opts.Output.structured() {
+		return opts.Output.write(p, map[string]any{"servers": entries})
+	}
+	home := f.host().Home
+	rows := make([][]string, 0, len(entries))
+	for _, e := range entries {
+		name, file := e.Name, e.File
+		if p.TTY {
+			if e.Shadowed {
+				name += " (shadowed)"
+			}
+			file = tildePath(file, home)
+		}
+		rows = append(rows, []string{name, file, e.Kind, e.Target})
+	}
+	return p.Table([]string{"NAME", "SOURCE", "KIND", "TARGET"}, rows, "No named servers: add one with mcpctl servers add, or define one in an editor's MCP file.")
+}
+
+// target is the command line or URL of a server for lists, with URLs (also
+// in arguments, as mcp-remote takes them) stripped of credentials.
+func target(s config.Server) string {
+	if s.Transport != config.TransportStdio {
+		return config.RedactURL(s.URL)
+	}
+	words := append([]string{s.Command}, s.Args...)
+	for i, w := range words {
+		words[i] = quoteWord(redactURLWord(w))
+	}
+	return strings.Join(words, " ")
+}
+
+// redactURLWord redacts w if it is an http(s) URL.
+func redactURLWord(w string) string {
+	if u, err := url.Parse(w); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return config.RedactURL(w)
+	}
+	return w
+}
+
+// quoteWord quotes a command-line word that would otherwise read as two.
+func quoteWord(w string) string {
+	if w == "" || strings.ContainsAny(w, " \t\n\"'") {
+		return fmt.Sprintf("%q", w)
+	}
+	return w
+}
+
+// tildePath writes a path under home as ~/….
+func tildePath(path, home string) string {
+	if home != "" && home != "/" {
+		if rest, ok := strings.CutPrefix(path, strings.TrimRight(home, `/\`)); ok && (rest == "" || rest[0] == '/' || rest[0] == '\\') {
+			return "~" + rest
+		}
+	}
+	return path
+}
+
+// ServersAddOptions are the options of `mcpctl servers add`.
+type ServersAddOptions struct {
+	Factory   *Factory
+	Name      string
+	Command   []string
+	URL       string
+	Headers   []string
+	Env       []string
+	Cwd       string
+	Transport string
+	// Timeout is the server's own request timeout; zero for none.
+	Timeout time.Duration
+	Force   bool
+}
+
+func newCmdServersAdd(f *Factory, runF func(*ServersAddOptions) error) *cobra.Command {
+	opts := &ServersAddOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "add <name> {--url URL | -- command [args...]} [flags]",
+		Short: "Add a named server to mcpctl's config file",
+		Long: `Add a server to the servers: map of mcpctl's config file (--config FILE, or
+$XDG_CONFIG_HOME/mcpctl/config.yaml, else ~/.config/mcpctl/config.yaml),
+creating the file and its folder if needed; the rest of the file, comments
+included, is kept. A stdio server is the command after --, with -e KEY=VAL
+and --cwd; an HTTP server is --url, with -H 'Name: value' and --transport.
+Values are written as given: write ${VAR} (quoted against the shell) to
+keep a secret in the environment rather than in the file. A name already in
+the file is replaced only with --force. mcpctl's config comes first, so the
+server shadows any editor's server of the same name.`,
+		Example: `  mcpctl servers add everything -- npx -y @modelcontextprotocol/server-everything
+  mcpctl servers add github --url https://api.githubcopilot.com/mcp/ -H 'Authorization: Bearer ${GITHUB_TOKEN}'
+  mcpctl servers add weather -e API_KEY='${WEATHER_KEY}' --timeout 2m -- python3 weather.py`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				opts.Command, args = args[dash:], args[:dash]
+			}
+			if len(args) != 1 {
+				return flagErrorf("servers add takes one name, then --url URL or -- command, e.g. mcpctl servers add everything -- npx -y @modelcontextprotocol/server-everything")
+			}
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return serversAddRun(opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.URL, "url", "", "`URL` of an HTTP server")
+	fs.StringArrayVarP(&opts.Headers, "header", "H", nil, "HTTP header `'Name: value'` for the URL server (repeatable)")
+	fs.StringArrayVarP(&opts.Env, "env", "e", nil, "`KEY=VAL` in the stdio server's environment (repeatable)")
+	fs.StringVar(&opts.Cwd, "cwd", "", "Working `directory` of the stdio server")
+	fs.StringVar(&opts.Transport, "transport", "", "HTTP transport: http (Streamable HTTP) or sse (legacy HTTP+SSE); default: detect")
+	fs.DurationVar(&opts.Timeout, "timeout", 0, "The server's own request timeout (default: the global one)")
+	fs.BoolVar(&opts.Force, "force", false, "Replace a server of the same name in mcpctl's config")
+	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func serversAddRun(opts *ServersAddOptions) error {
+	f := opts.Factory
+	s := config.Server{Name: opts.Name, URL: opts.URL, Cwd: opts.Cwd, Transport: opts.Transport, Timeout: opts.Timeout}
+	switch {
+	case opts.URL != "" && len(opts.Command) > 0:
+		return flagErrorf("a server is either --url URL or a command after --, not both")
+	case opts.URL == "" && len(opts.Command) == 0:
+		return flagErrorf("servers add %s needs --url URL or a command after --", opts.Name)
+	case opts.URL != "" && (len(opts.Env) > 0 || opts.Cwd != ""):
+		return flagErrorf("-e and --cwd apply to stdio servers (a command after --), not to --url")
+	case opts.URL == "" && (len(opts.Headers) > 0 || opts.Transport != ""):
+		return flagErrorf("-H and --transport apply to --url servers, not to a command")
+	}
+	switch opts.Transport {
+	case "", "auto", "http", "sse":
+	default:
+		return flagErrorf("invalid --transport %q: expected http or sse", opts.Transport)
+	}
+	if len(opts.Command) > 0 {
+		s.Command, s.Args = opts.Command[0], opts.Command[1:]
+	}
+	for _, kv := range opts.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return flagErrorf("invalid -e %q: expected KEY=VAL", kv)
+		}
+		if s.Env == nil {
+			s.Env = map[string]string{}
+		}
+		s.Env[k] = v
+	}
+	for _, h := range opts.Headers {
+		name, value, ok := strings.Cut(h, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return flagErrorf("invalid -H for header %q: expected 'Name: value'", name)
+		}
+		if s.Headers == nil {
+			s.Headers = map[string]string{}
+		}
+		s.Headers[name] = strings.TrimSpace(value)
+	}
+	path, err := f.configPath()
+	if err != nil {
+		return err
+	}
+	if err := config.AddServer(path, s, opts.Force); err != nil {
+		if errors.Is(err, config.ErrExists) {
+			return flagErrorf("%v; --force replaces it", err)
+		}
+		return &FlagError{Err: err}
+	}
+	msg := fmt.Sprintf("added server %q to %s", s.Name, path)
+	if cat, err := f.Catalog(); err == nil {
+		for _, other := range cat.Servers {
+			if other.Name == s.Name && other.Origin != config.OriginMcpctl {
+				msg += fmt.Sprintf("; it shadows the one in %s (%s)", other.File, other.Origin)
+			}
+		}
+	}
+	fmt.Fprintln(f.IOStreams.ErrOut, msg)
+	return nil
+}
+
+// configPath is where mcpctl's config file is, or would be created.
+func (f *Factory) configPath() (string, error) {
+	if f.ConfigFile != "" {
+		return f.ConfigFile, nil
+	}
+	if p := config.DefaultPath(f.host()); p != "" {
+		return p, nil
+	}
+	return "", flagErrorf("no place for mcpctl's config file: neither HOME nor XDG_CONFIG_HOME is set; name one with --config FILE")
+}
+
+// ServersShowOptions are the options of `mcpctl servers show`.
+type ServersShowOptions struct {
+	Factory *Factory
+	Output  OutputOptions
+	Name    string
+}
+
+func newCmdServersShow(f *Factory) *cobra.Command {
+	opts := &ServersShowOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "show <name> [flags]",
+		Short: "Show the definition -s NAME uses, secrets masked",
+		Long: `Show the definition of a named server that -s NAME uses: where it comes
+from, its transport, command line, folder, URL and timeout, and the names
+of its environment variables and headers. It is shown as written in its
+file, ${…} references unexpanded, and never shows a secret: every
+environment and header value is printed as ****, and a URL's user
+information and query values are masked. Definitions of the same name that
+it shadows are listed last.`,
+		Example: `  mcpctl servers show everything
+  mcpctl servers show everything -o json`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: f.completeServerArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if err := opts.Output.validate(); err != nil {
+				return err
+			}
+			return serversShowRun(opts)
+		},
+	}
+	addOutputFlags(cmd, &opts.Output)
+	return cmd
+}
+
+// serverDetail is the -o json form of servers show.
+type serverDetail struct {
+	Name      string            `json:"name"`
+	Origin    string            `json:"origin"`
+	File      string            `json:"file"`
+	Kind      string            `json:"kind"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	Cwd       string            `json:"cwd,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	Timeout   string            `json:"timeout,omitempty"`
+	Inputs    []string          `json:"inputs,omitempty"`
+	Shadowing []serverRef       `json:"shadows,omitempty"`
+}
+
+type serverRef struct {
+	Origin string `json:"origin"`
+	File   string `json:"file"`
+}
+
+// masked returns m with every value replaced by the mask.
+func masked(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = config.Mask
+	}
+	return out
+}
+
+func serversShowRun(opts *ServersShowOptions) error {
+	f := opts.Factory
+	cat, err := f.Catalog()
+	if err != nil {
+		return err
+	}
+	s, shadowed, err := cat.Find(opts.Name)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	d := serverDetail{
+		Name: s.Name, Origin: s.Origin, File: s.File, Kind: s.Transport,
+		Command: s.Command, Cwd: s.Cwd, URL: config.RedactURL(s.URL),
+		Env: masked(s.Env), Headers: masked(s.Headers),
+	}
+	for _, a := range s.Args {
+		d.Args = append(d.Args, redactURLWord(a))
+	}
+	if s.Timeout > 0 {
+		d.Timeout = s.Timeout.String()
+	}
+	for _, in := range s.Inputs {
+		d.Inputs = append(d.Inputs, in.ID)
+	}
+	for _, sh := range shadowed {
+		d.Shadowing = append(d.Shadowing, serverRef{Origin: sh.Origin, File: sh.File})
+	}
+	p := f.printer()
+	if opts.Output.structured() {
+		return opts.Output.write(p, d)
+	}
+	fields := [][2]string{
+		{"Name", d.Name},
+		{"Source", d.File + " (" + d.Origin + ")"},
+		{"Kind", d.Kind},
+	}
+	if d.Command != "" {
+		words := []string{quoteWord(d.Command)}
+		for _, a := range d.Args {
+			words = append(words, quoteWord(a))
+		}
+		fields = append(fields, [2]string{"Command", strings.Join(words, " ")})
+	}
+	if d.Cwd != "" {
+		fields = append(fields, [2]string{"Cwd", d.Cwd})
+	}
+	if d.URL != "" {
+		fields = append(fields, [2]string{"URL", d.URL})
+	}
+	if len(d.Env) > 0 {
+		var lines []string
+		for _, k := range slices.Sorted(maps.Keys(d.Env)) {
+			lines = append(lines, k+"="+config.Mask)
+		}
+		fields = append(fields, [2]string{"Env", strings.Join(lines, "\n")})
+	}
+	if len(d.Headers) > 0 {
+		var lines []string
+		for _, k := range slices.Sorted(maps.Keys(d.Headers)) {
+			lines = append(lines, k+": "+config.Mask)
+		}
+		fields = append(fields, [2]string{"Headers", strings.Join(lines, "\n")})
+	}
+	if d.Timeout != "" {
+		fields = append(fields, [2]string{"Timeout", d.Timeout})
+	}
+	if len(d.Inputs) > 0 {
+		fields = append(fields, [2]string{"Inputs", strings.Join(d.Inputs, ", ")})
+	}
+	if len(d.Shadowing) > 0 {
+		var lines []string
+		for _, r := range d.Shadowing {
+			lines = append(lines, r.File+" ("+r.Origin+")")
+		}
+		fields = append(fields, [2]string{"Shadows", strings.Join(lines, "\n")})
+	}
+	return p.Fields(fields)
+}
+
+func newCmdServersRemove(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "remove <name>",
+		Aliases: []string{"rm"},
+		Short:   "Remove a named server from mcpctl's config file",
+		Long: `Remove a server from the servers: map of mcpctl's config file. Servers
+defined in an editor's file are that editor's to change: mcpctl never edits
+them.`,
+		Example:           "  mcpctl servers remove everything",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: f.completeServerArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return serversRemoveRun(f, args[0])
+		},
+	}
+	return cmd
+}
+
+func serversRemoveRun(f *Factory, name string) error {
+	path, err := f.configPath()
+	if err != nil {
+		return err
+	}
+	err = config.RemoveServer(path, name)
+	if errors.Is(err, config.ErrNoServer) {
+		if cat, cerr := f.Catalog(); cerr == nil {
+			if s, _, ferr := cat.Find(name); ferr == nil {
+				return flagErrorf("server %q is defined in %s (%s), not in mcpctl's config (%s); mcpctl edits only its own config", name, s.File, s.Origin, path)
+			}
+		}
+	}
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "removed server %q from %s\n", name, path)
+	return nil
+}

@@ -1,0 +1,204 @@
+// Package config holds mcpctl's settings and finds named MCP servers.
+//
+// Settings (the output format, the request timeout, the protocol version)
+// come, most important first, from command-line flags, MCPCTL_* environment
+// variables, mcpctl's config file and built-in defaults; [Config.Setting]
+// resolves one with a viper instance made for the command run, never a
+// global one.
+//
+// Named servers come from mcpctl's own config file (a "servers:" map) and
+// from the mcpServers-style files editors keep: Claude Desktop, Claude
+// Code, Cursor, VS Code and Windsurf. [Discover] reads them in a fixed
+// order of precedence (see [Sources]) and [Catalog.Find] picks the first
+// definition of a name. Definitions keep ${VAR}, ${env:VAR} and VS Code's
+// ${input:ID} references as written; [Server.Expand] resolves them when a
+// server is used.
+//
+// The package reads and writes files, never prompts: the caller supplies
+// whatever talks to the user (see [Expander]).
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
+)
+
+// Keys of the settings that the config file and the environment can give.
+// Each is also the name of the flag it defaults.
+const (
+	KeyOutput          = "output"
+	KeyTimeout         = "timeout"
+	KeyProtocolVersion = "protocol-version"
+)
+
+// SettingKeys lists the keys of the settings, in the order help shows them.
+func SettingKeys() []string { return []string{KeyOutput, KeyTimeout, KeyProtocolVersion} }
+
+// EnvName is the environment variable that gives the setting key, e.g.
+// MCPCTL_PROTOCOL_VERSION for protocol-version.
+func EnvName(key string) string {
+	return "MCPCTL_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
+}
+
+// Config is mcpctl's config file, loaded for one command run.
+type Config struct {
+	// Path is where the file is, or would be.
+	Path string
+	// Exists reports whether the file was there.
+	Exists bool
+
+	v   *viper.Viper
+	doc yaml.Node // the parsed file; zero when it does not exist
+}
+
+// DefaultPath is where mcpctl's config file lives unless --config says
+// otherwise: $XDG_CONFIG_HOME/mcpctl/config.yaml, or
+// ~/.config/mcpctl/config.yaml when XDG_CONFIG_HOME is unset, on every
+// operating system (as gh does), so that one dotfile serves everywhere.
+//
+// It is "" when neither XDG_CONFIG_HOME nor a home directory is known.
+func DefaultPath(h Host) string {
+	dir := h.XDGConfigHome
+	if dir == "" {
+		if h.Home == "" {
+			return ""
+		}
+		dir = h.join(h.Home, ".config")
+	}
+	return h.join(dir, "mcpctl", "config.yaml")
+}
+
+// Load reads the config file at path. A missing file is an empty config,
+// unless explicit says that the user named the file (--config), when it is
+// an error.
+func Load(path string, explicit bool) (*Config, error) {
+	c := &Config{Path: path, v: viper.New()}
+	// MCPCTL_PROTOCOL_VERSION gives protocol-version, and so on.
+	c.v.SetEnvPrefix("MCPCTL")
+	c.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	c.v.AutomaticEnv()
+	c.v.SetConfigType("yaml")
+
+	if path == "" {
+		return c, nil
+	}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !explicit:
+		return c, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading config file: %w", err)
+	}
+	c.Exists = true
+	if err := yaml.Unmarshal(data, &c.doc); err != nil {
+		return nil, fmt.Errorf("config file %s: %w", path, err)
+	}
+	if root := c.root(); root != nil && root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("config file %s: want a mapping of settings (output:, timeout:, servers:, …) at the top", path)
+	}
+	if err := c.v.ReadConfig(bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("config file %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// root is the top-level mapping of the file, or nil for an empty file.
+func (c *Config) root() *yaml.Node {
+	if c.doc.Kind != yaml.DocumentNode || len(c.doc.Content) == 0 {
+		return nil
+	}
+	return c.doc.Content[0]
+}
+
+// Setting resolves the setting key for a command whose flag of the same name
+// is flag (nil when the command has none): the flag when it was given on the
+// command line, else the environment variable [EnvName](key), else the
+// config file, else the flag's default. source names where the value came
+// from for error messages: "--timeout", "MCPCTL_TIMEOUT", the config file's
+// path, or "default". A timeout given as a bare number means seconds.
+func (c *Config) Setting(key string, flag *pflag.Flag) (value, source string) {
+	if flag != nil {
+		// viper's own order is flag > env > config > flag default.
+		_ = c.v.BindPFlag(key, flag)
+	}
+	value = c.v.GetString(key)
+	switch {
+	case flag != nil && flag.Changed:
+		source = "--" + key
+	case os.Getenv(EnvName(key)) != "": // viper ignores empty variables too
+		source = EnvName(key)
+	case c.v.InConfig(key):
+		source = c.Path
+		// The text as written: YAML would read 2025-06-18 as a date.
+		if n := mappingValue(c.root(), key); n != nil && n.Kind == yaml.ScalarNode {
+			value = n.Value
+		}
+	default:
+		source = "default"
+	}
+	if key == KeyTimeout && source != "--"+key {
+		if n, err := strconv.ParseFloat(value, 64); err == nil {
+			value = strconv.FormatFloat(n, 'f', -1, 64) + "s"
+		}
+	}
+	return value, source
+}
+
+// Host describes the machine files are looked for on: the operating system,
+// the user's directories and the working directory. Only the fields the
+// operating system uses matter: AppData on Windows, XDGConfigHome elsewhere.
+type Host struct {
+	// GOOS is runtime.GOOS, or another value to compute another system's
+	// paths.
+	GOOS string
+	// Home is the user's home directory (HOME, or USERPROFILE on Windows).
+	Home string
+	// XDGConfigHome is XDG_CONFIG_HOME, empty when unset.
+	XDGConfigHome string
+	// AppData is %APPDATA% on Windows.
+	AppData string
+	// Cwd is the working directory, where project files are looked for.
+	Cwd string
+}
+
+// HostFrom builds a Host from an environment in os.Environ form.
+func HostFrom(environ []string, cwd, goos string) Host {
+	env := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	h := Host{GOOS: goos, Home: env["HOME"], XDGConfigHome: env["XDG_CONFIG_HOME"], AppData: env["APPDATA"], Cwd: cwd}
+	if goos == "windows" {
+		if p := env["USERPROFILE"]; p != "" {
+			h.Home = p
+		}
+	}
+	return h
+}
+
+// join joins path elements with the host's separator, so that Windows paths
+// can be computed (and tested) elsewhere.
+func (h Host) join(elem ...string) string {
+	if h.GOOS != "windows" {
+		return filepath.Join(elem...)
+	}
+	parts := make([]string, 0, len(elem))
+	for _, e := range elem {
+		if e = strings.TrimRight(e, `\/`); e != "" {
+			parts = append(parts, e)
+		}
+	}
+	return strings.ReplaceAll(strings.Join(parts, `\`), "/", `\`)
+}

@@ -1,0 +1,488 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Origins: which program's file a server definition comes from.
+const (
+	OriginMcpctl        = "mcpctl"
+	OriginClaudeCode    = "claude-code"
+	OriginCursor        = "cursor"
+	OriginVSCode        = "vscode"
+	OriginClaudeDesktop = "claude-desktop"
+	OriginWindsurf      = "windsurf"
+)
+
+// Transports a server definition can name. A URL server without one is
+// reached with TransportAuto: Streamable HTTP, falling back to legacy SSE.
+const (
+	TransportStdio = "stdio"
+	TransportAuto  = "auto"
+	TransportHTTP  = "http"
+	TransportSSE   = "sse"
+)
+
+// Server is one named server definition as its file has it: ${…}
+// references are not expanded yet (see [Server.Expand]).
+type Server struct {
+	Name string
+	// Origin is the program whose file defines the server (OriginCursor, …).
+	Origin string
+	// File is the file's path.
+	File string
+	// Dir is the project folder for a definition in a project file, the
+	// value of ${workspaceFolder}; empty for user files.
+	Dir string
+
+	// Transport is TransportStdio for a command, else how to reach URL.
+	Transport string
+	Command   string
+	Args      []string
+	Env       map[string]string
+	Cwd       string
+	URL       string
+	Headers   map[string]string
+	// Timeout, when positive, is the server's own request timeout.
+	Timeout time.Duration
+
+	// Inputs are the VS Code inputs the file declares, which ${input:ID}
+	// references in the definition ask for.
+	Inputs []Input
+}
+
+// Input is a value VS Code asks the user for when a server starts,
+// declared in the file's "inputs" and used as ${input:ID}.
+type Input struct {
+	ID          string   `json:"id"`
+	Type        string   `json:"type"` // promptString or pickString
+	Description string   `json:"description"`
+	Default     string   `json:"default"`
+	Password    bool     `json:"password"`
+	Options     []string `json:"options"`
+}
+
+// Target is the command line or URL of the server, for lists. A URL's
+// credentials are left out (see [RedactURL]).
+func (s *Server) Target() string {
+	if s.Transport == TransportStdio {
+		return strings.Join(append([]string{s.Command}, s.Args...), " ")
+	}
+	return RedactURL(s.URL)
+}
+
+// Mask replaces secrets in text shown to people.
+const Mask = "****"
+
+// RedactURL hides what may be a secret in a URL: the user information,
+// every query value and the fragment. It works on the text, so that the
+// rest, ${…} references included, stays as written.
+func RedactURL(s string) string {
+	prefix, rest := "", s
+	if i := strings.Index(s, "://"); i >= 0 {
+		prefix, rest = s[:i+3], s[i+3:]
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		rest = Mask + rest[at:]
+	}
+	if h := strings.IndexByte(rest, '#'); h >= 0 {
+		rest = rest[:h+1] + Mask
+	}
+	q := strings.IndexByte(rest, '?')
+	if q < 0 {
+		return prefix + rest
+	}
+	query, frag := rest[q+1:], ""
+	if h := strings.IndexByte(query, '#'); h >= 0 {
+		query, frag = query[:h], query[h:]
+	}
+	parts := strings.Split(query, "&")
+	for i, p := range parts {
+		if k, _, ok := strings.Cut(p, "="); ok {
+			parts[i] = k + "=" + Mask
+		} else if p != "" {
+			parts[i] = Mask
+		}
+	}
+	return prefix + rest[:q+1] + strings.Join(parts, "&") + frag
+}
+
+// Problem is a file, or one server in it, that could not be used. Problems
+// are reported, and do not stop the other files from being read.
+type Problem struct {
+	File   string
+	Origin string
+	// Name is the server the problem is about; empty for the whole file.
+	Name string
+	Err  error
+}
+
+func (p *Problem) Error() string {
+	if p.Name == "" {
+		return fmt.Sprintf("%s (%s): %v", p.File, p.Origin, p.Err)
+	}
+	return fmt.Sprintf("%s (%s): server %q: %v", p.File, p.Origin, p.Name, p.Err)
+}
+
+func (p *Problem) Unwrap() error { return p.Err }
+
+// Catalog is every server definition found, in order of precedence: for a
+// name defined more than once, the first one wins.
+type Catalog struct {
+	Servers []Server
+	// Problems are the files and definitions that could not be read.
+	Problems []*Problem
+	// Searched are the files looked for, found or not, in order.
+	Searched []Source
+}
+
+// NotFoundError says that no file defines a server name.
+type NotFoundError struct {
+	Name  string
+	Known []string
+}
+
+func (e *NotFoundError) Error() string {
+	if len(e.Known) == 0 {
+		return fmt.Sprintf("no server named %q: none is defined in mcpctl's config or in an editor's MCP file (mcpctl servers --help says where they are looked for)", e.Name)
+	}
+	return fmt.Sprintf("no server named %q (known: %s; mcpctl servers lists them)", e.Name, strings.Join(e.Known, ", "))
+}
+
+// Find returns the definition of name that wins and the ones it shadows.
+// When no definition is usable it returns the problem that names the
+// server, or a [*NotFoundError].
+func (c *Catalog) Find(name string) (Server, []Server, error) {
+	var found []Server
+	for _, s := range c.Servers {
+		if s.Name == name {
+			found = append(found, s)
+		}
+	}
+	if len(found) > 0 {
+		return found[0], found[1:], nil
+	}
+	for _, p := range c.Problems {
+		if p.Name == name {
+			return Server{}, nil, p
+		}
+	}
+	return Server{}, nil, &NotFoundError{Name: name, Known: c.Names()}
+}
+
+// Names lists the server names, sorted, each once.
+func (c *Catalog) Names() []string {
+	var names []string
+	for _, s := range c.Servers {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// Scopes of the files servers come from, in order of precedence.
+const (
+	ScopeConfig  = "config"  // mcpctl's own config file
+	ScopeProject = "project" // files in the working directory or a parent
+	ScopeUser    = "user"    // files in the user's home or application data
+)
+
+// Source is a file that may define servers.
+type Source struct {
+	Origin string
+	Scope  string
+	Path   string
+	// Dir is the project folder of a project file.
+	Dir string
+	// Found reports, after [Discover], whether the file exists.
+	Found bool
+
+	format format
+	base   string // the folder a user file's path starts from
+}
+
+// format says how a file lays out its servers.
+type format int
+
+const (
+	formatMcpctl     format = iota // config.yaml: servers:
+	formatMcpServers               // {"mcpServers": {...}}, the common form
+	formatClaudeJSON               // ~/.claude.json: mcpServers, and projects[dir].mcpServers
+	formatVSCode                   // .vscode/mcp.json: servers and inputs
+	formatWindsurf                 // mcpServers, with serverUrl for HTTP
+)
+
+// Sources lists the files servers are looked for in, most important first:
+//
+//  1. mcpctl's config file (configPath);
+//  2. project files, in the working directory and then each parent up to
+//     the repository root (the first folder with .git) or the file system
+//     root: .mcp.json (Claude Code), .cursor/mcp.json (Cursor) and
+//     .vscode/mcp.json (VS Code);
+//  3. user files: ~/.claude.json (Claude Code: the servers of the
+//     project, looked up by the working directory and its parents, then its
+//     top-level mcpServers), ~/.cursor/mcp.json (Cursor),
+//     claude_desktop_config.json (Claude Desktop: in $XDG_CONFIG_HOME/Claude
+//     or ~/.config/Claude on Linux, ~/Library/Application Support/Claude on
+//     macOS, %APPDATA%\Claude on Windows), ~/.codeium/windsurf/mcp_config.json
+//     (Windsurf), and VS Code's user mcp.json (Code/User/mcp.json in the same
+//     application-data folder as Claude Desktop's).
+func Sources(h Host, configPath string) []Source {
+	srcs := []Source{{Origin: OriginMcpctl, Scope: ScopeConfig, Path: configPath, format: formatMcpctl}}
+	var user []Source
+	appData := h.appDataDir()
+	user = append(user,
+		Source{Origin: OriginClaudeCode, Scope: ScopeUser, Path: h.join(h.Home, ".claude.json"), format: formatClaudeJSON, base: h.Home},
+		Source{Origin: OriginCursor, Scope: ScopeUser, Path: h.join(h.Home, ".cursor", "mcp.json"), format: formatMcpServers, base: h.Home},
+		Source{Origin: OriginClaudeDesktop, Scope: ScopeUser, Path: h.join(appData, "Claude", "claude_desktop_config.json"), format: formatMcpServers, base: appData},
+		Source{Origin: OriginWindsurf, Scope: ScopeUser, Path: h.join(h.Home, ".codeium", "windsurf", "mcp_config.json"), format: formatWindsurf, base: h.Home},
+		Source{Origin: OriginVSCode, Scope: ScopeUser, Path: h.join(appData, "Code", "User", "mcp.json"), format: formatVSCode, base: appData},
+	)
+	// Without a home directory (HOME unset) there are no user files:
+	// relative paths would read the working directory's instead.
+	user = slices.DeleteFunc(user, func(s Source) bool { return s.base == "" })
+	userPaths := map[string]bool{}
+	for _, s := range user {
+		userPaths[s.Path] = true
+	}
+	for _, dir := range h.projectDirs() {
+		for _, s := range []Source{
+			{Origin: OriginClaudeCode, Path: h.join(dir, ".mcp.json"), format: formatMcpServers},
+			{Origin: OriginCursor, Path: h.join(dir, ".cursor", "mcp.json"), format: formatMcpServers},
+			{Origin: OriginVSCode, Path: h.join(dir, ".vscode", "mcp.json"), format: formatVSCode},
+		} {
+			// In a home folder outside any repository, ~/.cursor/mcp.json
+			// is Cursor's user file, not a project's.
+			if !userPaths[s.Path] {
+				s.Scope, s.Dir = ScopeProject, dir
+				srcs = append(srcs, s)
+			}
+		}
+	}
+	return append(srcs, user...)
+}
+
+// appDataDir is the folder desktop applications keep their settings in.
+func (h Host) appDataDir() string {
+	switch h.GOOS {
+	case "darwin":
+		if h.Home == "" {
+			return ""
+		}
+		return h.join(h.Home, "Library", "Application Support")
+	case "windows":
+		if h.AppData != "" || h.Home == "" {
+			return h.AppData
+		}
+		return h.join(h.Home, "AppData", "Roaming")
+	}
+	if h.XDGConfigHome != "" {
+		return h.XDGConfigHome
+	}
+	if h.Home == "" {
+		return ""
+	}
+	return h.join(h.Home, ".config")
+}
+
+// projectDirs are the working directory and its parents up to the
+// repository root or the file system root, nearest first. They are real
+// paths only when the host is this machine.
+func (h Host) projectDirs() []string {
+	if h.Cwd == "" {
+		return nil
+	}
+	var dirs []string
+	dir := filepath.Clean(h.Cwd)
+	for {
+		dirs = append(dirs, dir)
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dirs
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dirs
+		}
+		dir = parent
+	}
+}
+
+// Discover reads every source: mcpctl's config c (which may be nil) and
+// the editors' files that exist. Files that cannot be read or parsed become
+// problems, never errors: one broken editor file must not hide the others.
+func Discover(h Host, c *Config) *Catalog {
+	configPath := ""
+	if c != nil {
+		configPath = c.Path
+	}
+	cat := &Catalog{}
+	for _, src := range Sources(h, configPath) {
+		var (
+			servers []Server
+			err     error
+		)
+		if src.format == formatMcpctl {
+			if c == nil || !c.Exists {
+				cat.Searched = append(cat.Searched, src)
+				continue
+			}
+			src.Found = true
+			servers, err = c.servers(&cat.Problems)
+		} else {
+			var data []byte
+			data, err = os.ReadFile(src.Path)
+			if errors.Is(err, os.ErrNotExist) || err == nil && len(strings.TrimSpace(string(data))) == 0 {
+				cat.Searched = append(cat.Searched, src)
+				continue
+			}
+			src.Found = true
+			if err == nil {
+				servers, err = parseEditorFile(src, data, h, &cat.Problems)
+			}
+		}
+		cat.Searched = append(cat.Searched, src)
+		if err != nil {
+			cat.Problems = append(cat.Problems, &Problem{File: src.Path, Origin: src.Origin, Err: err})
+		}
+		cat.Servers = append(cat.Servers, servers...)
+	}
+	return cat
+}
+
+// configServer is a server in mcpctl's config file.
+type configServer struct {
+	Command   string            `yaml:"command,omitempty"`
+	Args      []string          `yaml:"args,omitempty"`
+	Env       map[string]string `yaml:"env,omitempty"`
+	Cwd       string            `yaml:"cwd,omitempty"`
+	URL       string            `yaml:"url,omitempty"`
+	Headers   map[string]string `yaml:"headers,omitempty"`
+	Transport string            `yaml:"transport,omitempty"`
+	Timeout   string            `yaml:"timeout,omitempty"`
+}
+
+// configServerKeys are the keys a server of the config file may have.
+func configServerKeys() []string {
+	return []string{"command", "args", "env", "cwd", "url", "headers", "transport", "timeout"}
+}
+
+// servers reads the servers: map of the config file. Each entry is checked
+// on its own: a broken one becomes a problem.
+func (c *Config) servers(problems *[]*Problem) ([]Server, error) {
+	m := mappingValue(c.root(), "servers")
+	if m == nil {
+		return nil, nil
+	}
+	if m.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: servers: want a mapping of names to server definitions", m.Line)
+	}
+	var out []Server
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		name, def := m.Content[i].Value, m.Content[i+1]
+		s, err := decodeConfigServer(name, def)
+		if err != nil {
+			*problems = append(*problems, &Problem{File: c.Path, Origin: OriginMcpctl, Name: name, Err: fmt.Errorf("line %d: %w", def.Line, err)})
+			continue
+		}
+		s.Origin, s.File = OriginMcpctl, c.Path
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func decodeConfigServer(name string, def *yaml.Node) (Server, error) {
+	if def.Kind != yaml.MappingNode {
+		return Server{}, errors.New("want a mapping with command: or url:")
+	}
+	for i := 0; i < len(def.Content); i += 2 {
+		if k := def.Content[i].Value; !slices.Contains(configServerKeys(), k) {
+			return Server{}, fmt.Errorf("unknown key %q (known: %s)", k, strings.Join(configServerKeys(), ", "))
+		}
+	}
+	var cs configServer
+	if err := def.Decode(&cs); err != nil {
+		return Server{}, err
+	}
+	s := Server{Name: name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL, Headers: cs.Headers}
+	if cs.Timeout != "" {
+		d, err := parseTimeout(cs.Timeout)
+		if err != nil {
+			return Server{}, fmt.Errorf("timeout: %w", err)
+		}
+		s.Timeout = d
+	}
+	var err error
+	s.Transport, err = transportOf(cs.Transport, s.Command, s.URL)
+	return s, err
+}
+
+// parseTimeout reads a duration ("30s", "2m") or a number of seconds.
+func parseTimeout(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		d, err = time.ParseDuration(v + "s")
+	}
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("invalid duration %q: want e.g. 30s or 2m", v)
+	}
+	return d, nil
+}
+
+// transportOf checks that a definition has a command or a URL, not both,
+// and normalizes the transport its file names ("type" in editors' files).
+func transportOf(kind, command, url string) (string, error) {
+	switch {
+	case command != "" && url != "":
+		return "", errors.New("has both a command and a url: keep one")
+	case command == "" && url == "":
+		return "", errors.New("has neither a command nor a url")
+	}
+	switch strings.ToLower(kind) {
+	case "", TransportAuto:
+		if command != "" {
+			return TransportStdio, nil
+		}
+		return TransportAuto, nil
+	case TransportStdio:
+		if command == "" {
+			return "", errors.New("type stdio needs a command")
+		}
+		return TransportStdio, nil
+	case TransportHTTP, "streamable-http", "streamablehttp", "streamable_http":
+		if url == "" {
+			return "", fmt.Errorf("type %s needs a url", kind)
+		}
+		return TransportHTTP, nil
+	case TransportSSE:
+		if url == "" {
+			return "", fmt.Errorf("type %s needs a url", kind)
+		}
+		return TransportSSE, nil
+	}
+	return "", fmt.Errorf("unknown transport %q: want stdio, http or sse", kind)
+}
+
+// mappingValue returns the value of key in mapping node m, or nil.
+func mappingValue(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}

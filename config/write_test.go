@@ -1,0 +1,100 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAddAndRemoveServer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new", "dir", "config.yaml")
+	stdio := Server{Name: "ev", Transport: TransportStdio, Command: "npx", Args: []string{"-y", "pkg"}, Env: map[string]string{"B": "2", "A": "1"}}
+	if err := AddServer(path, stdio, false); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("a new config file has mode %v, want 0600: it may hold tokens", fi.Mode().Perm())
+	}
+	remote := Server{Name: "remote", Transport: TransportSSE, URL: "https://h/sse", Headers: map[string]string{"Authorization": "Bearer ${T}"}, Timeout: 90 * time.Second}
+	if err := AddServer(path, remote, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddServer(path, stdio, false); !errors.Is(err, ErrExists) {
+		t.Errorf("adding a name twice: error %v, want ErrExists", err)
+	}
+	stdio.Args = []string{"other"}
+	if err := AddServer(path, stdio, true); err != nil {
+		t.Errorf("--force: %v", err)
+	}
+	c, err := Load(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := Discover(Host{GOOS: "linux", Home: t.TempDir()}, c)
+	want := []Server{
+		{Name: "ev", Origin: OriginMcpctl, File: path, Transport: TransportStdio, Command: "npx", Args: []string{"other"}, Env: map[string]string{"A": "1", "B": "2"}},
+		{Name: "remote", Origin: OriginMcpctl, File: path, Transport: TransportSSE, URL: "https://h/sse", Headers: map[string]string{"Authorization": "Bearer ${T}"}, Timeout: 90 * time.Second},
+	}
+	if diff := cmp.Diff(want, cat.Servers); diff != "" {
+		t.Errorf("servers read back (-want +got):\n%s", diff)
+	}
+
+	if err := RemoveServer(path, "ev"); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveServer(path, "ev"); !errors.Is(err, ErrNoServer) {
+		t.Errorf("removing twice: error %v, want ErrNoServer", err)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), "ev:") || !strings.Contains(string(data), "remote:") {
+		t.Errorf("after remove:\n%s", data)
+	}
+}
+
+func TestAddServerKeepsTheRest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	orig := "# my settings\noutput: json # always\nservers:\n  old:\n    command: x # keep me\n"
+	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddServer(path, Server{Name: "new", URL: "http://h/mcp"}, false); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# my settings\noutput: json # always\nservers:\n  old:\n    command: x # keep me\n  new:\n    url: http://h/mcp\n"
+	if diff := cmp.Diff(want, string(data)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode changed to %v", fi.Mode().Perm())
+	}
+}
+
+func TestAddServerRejects(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	for _, s := range []Server{
+		{Name: "", Command: "x"},
+		{Name: "two words", Command: "x"},
+		{Name: "both", Command: "x", URL: "http://h"},
+		{Name: "neither"},
+	} {
+		if err := AddServer(path, s, false); err == nil {
+			t.Errorf("AddServer(%+v) succeeded", s)
+		}
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a rejected server created the file")
+	}
+}
