@@ -54,6 +54,7 @@ func TestScript(t *testing.T) {
 	if everything == "" && interopRequired() {
 		t.Fatal("the reference server is not installed: run bash scripts/install-tools.sh (CI and the README test command require the interop tests)")
 	}
+	toolchain := toolchainEnv(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -62,6 +63,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("EVERYTHING", everything)
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("COLUMNS", "100")
+			for k, v := range toolchain {
+				env.Setenv(k, v)
+			}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -83,6 +87,38 @@ func TestScript(t *testing.T) {
 			"waitport": cmdWaitPort,
 		},
 	})
+}
+
+// toolchainEnv is what the scaffold scripts need to run go and npm on the
+// projects they generate as the developer would: testscript's HOME=/no-home
+// leaves go without its settings (go env -w) and module and build caches,
+// and npm without its cache and user config.
+func toolchainEnv(t *testing.T) map[string]string {
+	vars := map[string]string{}
+	out, err := exec.Command("go", "env", "-json", "GOPATH", "GOMODCACHE", "GOCACHE", "GOENV", "GOPROXY",
+		"GOFLAGS", "GONOPROXY", "GONOSUMDB", "GOPRIVATE", "GOSUMDB", "GOINSECURE", "GOTOOLCHAIN").Output()
+	if err == nil {
+		if err := json.Unmarshal(out, &vars); err != nil {
+			t.Fatalf("go env: %v", err)
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		vars["npm_config_cache"] = filepath.Join(home, ".npm")
+		if _, err := os.Stat(filepath.Join(home, ".npmrc")); err == nil {
+			vars["npm_config_userconfig"] = filepath.Join(home, ".npmrc")
+		}
+	}
+	for _, k := range []string{"npm_config_cache", "npm_config_userconfig", "npm_config_registry"} {
+		if v := os.Getenv(k); v != "" {
+			vars[k] = v
+		}
+	}
+	for k, v := range vars {
+		if v == "" {
+			delete(vars, k)
+		}
+	}
+	return vars
 }
 
 // exitcode N prog args... runs prog and checks that it exits with status N.
