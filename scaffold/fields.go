@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Field is one property of a tool's input or output object.
@@ -27,13 +28,13 @@ type Field struct {
 // items of an array.
 var scalarTypes = []string{"string", "integer", "number", "boolean"}
 
-// fieldNameRE is what a property name may look like: it becomes a Go field
+// fieldNameRE (compiled on first use, to keep start-up free of it) is what a property name may look like: it becomes a Go field
 // name and a TypeScript object key, so it starts with a letter or "_".
-var fieldNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+var fieldNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`) })
 
 // jsonschemaTagRE matches descriptions jsonschema-go refuses in a struct
 // tag ("WORD=..." is reserved for future options).
-var jsonschemaTagRE = regexp.MustCompile("^[^ \t\n]*=")
+var jsonschemaTagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[^ \t\n]*=") })
 
 // ParseField parses a --arg or --output value:
 // name:type[:required][:description], where type is string, integer,
@@ -65,7 +66,7 @@ func ParseField(spec string) (Field, error) {
 }
 
 func (f Field) check() error {
-	if !fieldNameRE.MatchString(f.Name) {
+	if !fieldNameRE().MatchString(f.Name) {
 		return fmt.Errorf("property name %q must start with a letter or \"_\" and use only A-Z, a-z, 0-9, \"_\", \"-\" and \".\" (at most 64 characters)", f.Name)
 	}
 	if len(words(f.Name)) == 0 {
@@ -78,7 +79,7 @@ func (f Field) check() error {
 	if !slices.Contains(scalarTypes, strings.TrimSuffix(f.Type, "[]")) {
 		return fmt.Errorf("property %q has type %q; use string, integer, number or boolean, or an array of one of them such as string[]", f.Name, f.Type)
 	}
-	if jsonschemaTagRE.MatchString(f.Description) {
+	if jsonschemaTagRE().MatchString(f.Description) {
 		return fmt.Errorf("the description of property %q must not start with WORD= (the Go SDK's jsonschema tags reserve that form)", f.Name)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -115,7 +116,7 @@ func newTool(m *manifest, spec toolSpec) *toolData {
 func (t *toolData) HasOutput() bool { return len(t.Output) > 0 }
 
 // jsIdentRE matches object keys TypeScript needs no quotes for.
-var jsIdentRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var jsIdentRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
 
 func newField(f Field, output bool) fieldData {
 	if output {
@@ -163,7 +164,7 @@ func newField(f Field, output bool) fieldData {
 	}
 
 	d.TSKey = f.Name
-	if !jsIdentRE.MatchString(f.Name) {
+	if !jsIdentRE().MatchString(f.Name) {
 		d.TSKey = jsString(f.Name)
 	}
 	return d
