@@ -95,6 +95,13 @@ type HTTPOptions struct {
 	// body where none belongs). Nil discards them.
 	Warn io.Writer
 
+	// MaxMessageSize limits one message: a JSON response body or one SSE
+	// event. Zero means [DefaultMaxMessageSize].
+	MaxMessageSize int64
+	// Redactor, if set, hides secrets beyond the values of Header in
+	// everything the transport reports (errors, events, warnings).
+	Redactor *Redactor
+
 	// Retry overrides [DefaultRetry], for tests.
 	Retry time.Duration
 	// MaxReconnects overrides [DefaultMaxReconnects].

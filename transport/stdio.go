@@ -73,6 +73,15 @@ type Command struct {
 	// Warn receives one line per protocol violation (a stdout line that is
 	// not a JSON object or array). Nil discards them.
 	Warn io.Writer
+	// InheritEnv passes mcpctl's whole environment to the server. When
+	// false the server gets only a safe default set of variables (see
+	// DefaultEnv) plus Env, so secrets in the user's shell do not reach
+	// third-party servers.
+	InheritEnv bool
+	// MaxMessageSize limits one stdout line; zero means
+	// [DefaultMaxMessageSize]. A longer line is discarded without being
+	// buffered and reported as a [*MessageTooLargeError].
+	MaxMessageSize int64
 	// Grace is how long Close waits after closing stdin before SIGTERM, and
 	// after SIGTERM before SIGKILL; it also bounds how long Read waits for
 	// the process to exit once stdout ends. Zero means [DefaultGrace].

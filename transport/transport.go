@@ -17,6 +17,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 )
 
 // Transport connects to an MCP server.
@@ -63,3 +66,69 @@ func writesConcurrently(conn Connection) bool {
 	cw, ok := conn.(ConcurrentWriter)
 	return ok && cw.WritesConcurrently()
 }
+
+// DefaultMaxMessageSize is the largest single message (a stdio line, an HTTP
+// body, one SSE event) a connection accepts when its options leave the limit
+// at zero. `--max-message-size` changes it.
+const DefaultMaxMessageSize int64 = 256 << 20
+
+// MessageTooLargeError reports a message over the size limit. The rest of
+// the offending message is discarded without being buffered.
+type MessageTooLargeError struct {
+	// What names the message: "stdio line", "HTTP response body", "SSE event".
+	What string
+	// Limit is the limit in bytes.
+	Limit int64
+}
+
+// Error reads like `stdio line larger than the 256 MiB message size limit
+// (raise it with --max-message-size)`.
+func (e *MessageTooLargeError) Error() string {
+	return fmt.Sprintf("%s larger than the %s message size limit (raise it with --max-message-size)", e.What, FormatSize(e.Limit))
+}
+
+// FormatSize writes n bytes the way limits are documented: "256 MiB",
+// "1.5 KiB", "17 bytes".
+func FormatSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	v := float64(n) / float64(div)
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	s = strings.TrimSuffix(s, ".0")
+	return s + " " + string("KMGTPE"[exp]) + "iB"
+}
+
+// ProtocolVersionSetter is implemented by connections that must know the
+// negotiated protocol revision (Streamable HTTP sends it as the
+// MCP-Protocol-Version header). The client calls it after initialize; the
+// transport never reads it from the messages themselves.
+type ProtocolVersionSetter interface {
+	SetProtocolVersion(version string)
+}
+
+// RequestError is returned by [Connection.Read] when delivering the answer
+// to one request failed (its HTTP stream broke and could not be resumed)
+// while the connection itself is still usable. The client fails the
+// request with ID and keeps reading; any other Read error ends the
+// connection.
+type RequestError struct {
+	// ID is the JSON-RPC id of the request, as the client wrote it.
+	ID json.RawMessage
+	// Err is what went wrong.
+	Err error
+}
+
+// Error describes the failure of the request.
+func (e *RequestError) Error() string {
+	return fmt.Sprintf("request %s: %v", e.ID, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *RequestError) Unwrap() error { return e.Err }
