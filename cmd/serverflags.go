@@ -372,11 +372,12 @@ func parseEnvVar(kv string) (name, value string, err error) {
 
 // shownPrefix is what an error may show of a malformed flag argument that
 // may hold a secret: the name it starts with, quoted, followed by "…" for
-// the rest. An argument that is one name-like word shows nothing: it may be
-// a token pasted without its name.
+// the rest, when a separator (a space, ":" or "=") ends the name. Anything
+// else shows nothing: an argument without such a separator may be a token
+// pasted without its name.
 func shownPrefix(arg string, isName func(rune) bool) string {
 	i := strings.IndexFunc(arg, func(r rune) bool { return !isName(r) })
-	if i <= 0 {
+	if i <= 0 || !strings.ContainsRune(" \t:=", rune(arg[i])) {
 		return "argument (not shown: it may hold a secret)"
 	}
 	return fmt.Sprintf("%q", arg[:i]+" …")
