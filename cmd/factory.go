@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -215,7 +216,7 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 		env := make([]string, 0, len(def.Env)+len(o.Env))
 		for _, k := range slices.Sorted(maps.Keys(def.Env)) {
 			env = append(env, k+"="+def.Env[k])
-			red.Add(def.Env[k])
+			addEnvSecret(red, def.Env[k])
 		}
 		// Later entries win in a process environment: -e goes last.
 		r.Env = append(env, o.Env...)
@@ -238,7 +239,7 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 			r.NamedHeaders = http.Header{}
 			for k, v := range def.Headers {
 				r.NamedHeaders.Set(k, v)
-				addHeaderSecret(red, v)
+				addHeaderSecret(red, k, v)
 			}
 		}
 	}
@@ -254,14 +255,33 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 	return &r, nil
 }
 
-// addHeaderSecret adds a header value to the redactor, and the credential
-// of an "Scheme credential" value (Bearer, Basic, …) on its own too: an
-// error message may echo the token without its scheme.
-func addHeaderSecret(r *transport.Redactor, value string) {
+// addHeaderSecret adds the value of header name to the redactor, and the
+// credential of an "Scheme credential" value (Bearer, Basic, …) on its own
+// too: an error message may echo the token without its scheme. Headers
+// that describe content rather than grant access are left out: hiding
+// "application/json" everywhere would hide the reason of many errors.
+func addHeaderSecret(r *transport.Redactor, name, value string) {
+	switch http.CanonicalHeaderKey(name) {
+	case "Accept", "Content-Type", "User-Agent", "Accept-Language", "Accept-Encoding":
+		return
+	}
 	r.Add(value)
 	if _, cred, ok := strings.Cut(strings.TrimSpace(value), " "); ok {
 		r.Add(cred)
 	}
+}
+
+// addEnvSecret adds an environment value to the redactor, unless it is a
+// boolean or a number: hiding every "true" or "8080" in messages would make
+// them unreadable and protect nothing.
+func addEnvSecret(r *transport.Redactor, value string) {
+	if _, err := strconv.ParseBool(value); err == nil {
+		return
+	}
+	if _, err := strconv.ParseFloat(value, 64); err == nil {
+		return
+	}
+	r.Add(value)
 }
 
 // session is a connected client plus what must be released with it.
@@ -479,7 +499,7 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 		}
 		for _, kv := range o.Env {
 			_, v, _ := strings.Cut(kv, "=")
-			red.Add(v)
+			addEnvSecret(red, v)
 		}
 		t = &transport.Command{
 			Path: o.Command[0],

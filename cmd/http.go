@@ -38,7 +38,7 @@ func (f *Factory) httpOptions(o *ServerOptions) (transport.HTTPOptions, error) {
 		if missing != "" {
 			return opts, flagErrorf("-H %s: environment variable %s is not set", name, missing)
 		}
-		addHeaderSecret(red, value)
+		addHeaderSecret(red, name, value)
 		opts.Header.Add(name, value)
 	}
 	if o.Bearer != "" {

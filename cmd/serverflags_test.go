@@ -332,3 +332,18 @@ func TestCloseHurried(t *testing.T) {
 	}
 	<-killed
 }
+
+func TestSecretsAdded(t *testing.T) {
+	t.Parallel()
+	r := transport.NewRedactor()
+	addHeaderSecret(r, "Authorization", "Bearer tok-123456")
+	addHeaderSecret(r, "accept", "application/json")
+	addEnvSecret(r, "true")
+	addEnvSecret(r, "8080")
+	addEnvSecret(r, "sk-live-abc")
+	got := r.String("Bearer tok-123456 | tok-123456 | application/json | true 8080 | sk-live-abc")
+	want := "[redacted] | [redacted] | application/json | true 8080 | [redacted]"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
