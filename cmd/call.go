@@ -28,7 +28,7 @@ type CallOptions struct {
 
 // NewCmdCall builds `mcpctl call`. runF replaces the run function in tests.
 func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
-	opts := &CallOptions{Factory: f}
+	opts := &CallOptions{Factory: f, Sign: SignOptions{LoadKey: f.LoadKey}}
 	cmd := &cobra.Command{
 		Use:   "call <tool> [key=value | key:=json | key=@file ...] [flags] [-- server command...]",
 		Short: "Call a tool",

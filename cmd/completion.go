@@ -2,13 +2,13 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
@@ -86,7 +86,7 @@ Load it in the current shell, or install it for new ones:
 func registerCompletions(root *cobra.Command, f *Factory) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		if c.Flags().Lookup("server") != nil && c.Flags().Lookup("demo") != nil {
+		if serverOptionsOf(c) != nil {
 			_ = c.RegisterFlagCompletionFunc("server", f.completeServerNames)
 		}
 		for _, sub := range c.Commands() {
@@ -143,7 +143,7 @@ func (f *Factory) quiet() *Factory {
 	ios.stdinTTY, ios.stderrTTY = false, false
 	q := *f
 	q.IOStreams = &ios
-	q.loaded = f.state()
+	q.built = f.state()
 	return &q
 }
 
@@ -154,7 +154,14 @@ func (f *Factory) completionSession(cmd *cobra.Command, args []string) (s *sessi
 	if err := q.applySettings(cmd); err != nil {
 		return nil, nil, nil, err
 	}
-	o := serverOptionsFromFlags(cmd.Flags())
+	bound := serverOptionsOf(cmd)
+	if bound == nil {
+		return nil, nil, nil, errors.New("the command takes no server flags")
+	}
+	// A copy: completion adjusts it for the shell's sake.
+	o := *bound
+	o.Given = givenFlags(cmd.Flags())
+	o.Command = nil
 	if afterDash(cmd, args) {
 		o.Command = args[cmd.ArgsLenAtDash():]
 	}
@@ -183,25 +190,6 @@ func (f *Factory) completionSession(cmd *cobra.Command, args []string) (s *sessi
 		cancel()
 	}
 	return s, ctx, done, nil
-}
-
-// serverOptionsFromFlags reads the server flags of a command whose options
-// struct the completion cannot reach.
-func serverOptionsFromFlags(fs *pflag.FlagSet) ServerOptions {
-	var o ServerOptions
-	o.Server, _ = fs.GetString("server")
-	o.Demo, _ = fs.GetBool("demo")
-	o.URL, _ = fs.GetString("url")
-	o.Transport, _ = fs.GetString("transport")
-	o.Headers, _ = fs.GetStringArray("header")
-	o.Bearer, _ = fs.GetString("bearer")
-	o.CACert, _ = fs.GetString("cacert")
-	o.Insecure, _ = fs.GetBool("insecure")
-	o.Env, _ = fs.GetStringArray("env")
-	o.Cwd, _ = fs.GetString("cwd")
-	o.Timeout, _ = fs.GetDuration("timeout")
-	o.ProtocolVersion, _ = fs.GetString("protocol-version")
-	return o
 }
 
 // afterDash reports whether the word being completed follows "--", so

@@ -2,24 +2,24 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
-	"net/url"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/internal/demo"
 	"github.com/mcpctl/mcpctl/render"
+	"github.com/mcpctl/mcpctl/signing"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -27,12 +27,21 @@ import (
 // -ldflags "-X github.com/mcpctl/mcpctl/cmd.Version=v1.2.3".
 var Version = "dev"
 
-// Factory holds what every command needs. Dependencies that cost something
-// to build are functions or are built on first use, so a command pays only
-// for what it uses: `mcpctl version` reads no file.
+// Factory holds what every command needs: the streams, the environment
+// and the working directory, injected, and dependencies built on first use
+// from them, so a command pays only for what it uses: `mcpctl version`
+// reads no file. It holds no flag values besides --config and no state set
+// by one command for another: what a command line gives reaches the
+// factory's methods through the options passed to them.
+//
+// One Factory serves one command run; the dependencies it builds (the
+// config, the catalog of named servers, the redactor) are the run's.
 type Factory struct {
 	IOStreams *IOStreams
-	// Environ returns the environment (os.Environ in production).
+	// Environ returns the environment (os.Environ in production). It is
+	// the one source of environment variables for settings (MCPCTL_*),
+	// key loading (env:NAME), ${VAR} expansion and the stdio server's
+	// environment, so tests give each run its own and run in parallel.
 	Environ func() []string
 	// Getwd returns the working directory, where project files naming
 	// servers are looked for (os.Getwd in production).
@@ -42,32 +51,41 @@ type Factory struct {
 	// ConfigFile is the --config flag: mcpctl's config file, or "" for
 	// [config.DefaultPath].
 	ConfigFile string
+	// LoadConfig reads mcpctl's config file (config.Load in production).
+	LoadConfig func(path string, explicit bool, lookupEnv config.LookupEnv) (*config.Config, error)
+	// Discover reads the editors' files naming servers (config.Discover in
+	// production).
+	Discover func(h config.Host, c *config.Config) *config.Catalog
+	// Hurry is closed when the user asks a second time to stop (a second
+	// Ctrl-C): a shutdown in progress stops waiting and kills what it
+	// started. Nil never hurries.
+	Hurry <-chan struct{}
 
-	// flagChanged reports whether the running command's flag was given on
-	// the command line; set before the command runs.
-	flagChanged func(name string) bool
-	// loaded holds what was read from files, shared by copies of the
-	// Factory.
-	loaded *loaded
+	// built holds what was built on first use, shared by copies of the
+	// Factory (see quiet).
+	built *built
 }
 
-// loaded is what a Factory read from files, once per command run.
-type loaded struct {
+// built is what a Factory built for its command run.
+type built struct {
 	config    *config.Config
 	configErr error
 	catalog   *config.Catalog
+	redactor  *transport.Redactor
 }
 
-// NewFactory returns a Factory bound to ios.
+// NewFactory returns a Factory bound to ios and the process's environment,
+// working directory and files.
 func NewFactory(ios *IOStreams) *Factory {
-	return &Factory{IOStreams: ios, Environ: os.Environ, Getwd: os.Getwd, GOOS: runtime.GOOS, loaded: &loaded{}}
+	return &Factory{IOStreams: ios, Environ: os.Environ, Getwd: os.Getwd, GOOS: runtime.GOOS,
+		LoadConfig: config.Load, Discover: config.Discover, built: &built{}}
 }
 
-func (f *Factory) state() *loaded {
-	if f.loaded == nil {
-		f.loaded = &loaded{}
+func (f *Factory) state() *built {
+	if f.built == nil {
+		f.built = &built{}
 	}
-	return f.loaded
+	return f.built
 }
 
 // host describes this machine's file locations.
@@ -76,7 +94,51 @@ func (f *Factory) host() config.Host {
 	if f.Getwd != nil {
 		cwd, _ = f.Getwd()
 	}
-	return config.HostFrom(f.Environ(), cwd, f.GOOS)
+	return config.HostFrom(f.environ(), cwd, f.GOOS)
+}
+
+func (f *Factory) environ() []string {
+	if f.Environ == nil {
+		return nil
+	}
+	return f.Environ()
+}
+
+// LookupEnv reads one variable of [Factory.Environ], as os.LookupEnv does.
+func (f *Factory) LookupEnv(name string) (string, bool) {
+	env := f.environ()
+	// The last entry wins, as in a process environment.
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Redactor is the run's one redactor: every secret the command line and
+// the named server give (-H values, the --bearer token, -e values, the
+// definition's env and header values, keys loaded with [Factory.LoadKey])
+// is added to it, and every path that prints or traces text uses it.
+func (f *Factory) Redactor() *transport.Redactor {
+	st := f.state()
+	if st.redactor == nil {
+		st.redactor = transport.NewRedactor()
+	}
+	return st.redactor
+}
+
+// LoadKey loads the key the value spec of flag names (env:NAME from
+// [Factory.Environ], or file:PATH) and adds it to the run's redactor. A bad
+// spec, an unset variable or an unreadable file is a usage error naming
+// flag; no message holds the key.
+func (f *Factory) LoadKey(flag, spec string) ([]byte, error) {
+	key, err := signing.LoadKeyFrom(spec, f.LookupEnv)
+	if err != nil {
+		return nil, &FlagError{Err: fmt.Errorf("--%s: %w", flag, err)}
+	}
+	f.Redactor().Add(string(key))
+	return key, nil
 }
 
 // Config loads mcpctl's config file on first use: --config, or the default
@@ -88,7 +150,11 @@ func (f *Factory) Config() (*config.Config, error) {
 		if !explicit {
 			path = config.DefaultPath(f.host())
 		}
-		st.config, st.configErr = config.Load(path, explicit)
+		load := f.LoadConfig
+		if load == nil {
+			load = config.Load
+		}
+		st.config, st.configErr = load(path, explicit, f.LookupEnv)
 		if st.configErr != nil {
 			st.configErr = &FlagError{Err: st.configErr}
 		}
@@ -105,170 +171,20 @@ func (f *Factory) Catalog() (*config.Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		st.catalog = config.Discover(f.host(), cfg)
+		discover := f.Discover
+		if discover == nil {
+			discover = config.Discover
+		}
+		st.catalog = discover(f.host(), cfg)
 	}
 	return st.catalog, nil
 }
 
-// changed reports whether the flag name was given on the command line.
-func (f *Factory) changed(name string) bool {
-	return f.flagChanged != nil && f.flagChanged(name)
-}
-
-// lookupEnv reads one variable of f.Environ.
-func (f *Factory) lookupEnv(name string) (string, bool) {
-	for _, kv := range f.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-// ServerOptions select and configure the server a command talks to. They are
-// filled by the flags of [addServerFlags] and the words after "--".
-type ServerOptions struct {
-	// Server names a server defined in mcpctl's config or an editor's file
-	// (-s NAME); Connect fills the fields below from its definition.
-	Server    string
-	Demo      bool
-	URL       string   // an HTTP server
-	Transport string   // auto, http or sse, for URL
-	Headers   []string // -H 'Name: value'
-	// NamedHeaders are the headers of a named server's definition, already
-	// expanded; -H wins over them.
-	NamedHeaders    http.Header
-	Bearer          string // env:VAR or file:PATH holding a bearer token
-	CACert          string
-	Insecure        bool
-	Elicit          string   // how to answer elicitation/create; "" declares no elicitation
-	Command         []string // the stdio server's argv, after "--"
-	Env             []string // -e KEY=VAL for the stdio server
-	Cwd             string
-	Timeout         time.Duration
-	ProtocolVersion string
-	Trace           string // "", "-" (stderr) or a file
-	ServerStderr    string // "" (stream to stderr), "quiet" or a file
-	// Grace is how long a stdio server gets at each step of its shutdown;
-	// zero means transport.DefaultGrace. Not a flag: completions shorten it.
-	Grace   time.Duration
-	Verbose bool
-}
-
-// addServerFlags registers the server selection flags on cmd.
-func addServerFlags(cmd *cobra.Command, o *ServerOptions) {
-	fs := cmd.Flags()
-	fs.StringVarP(&o.Server, "server", "s", "", "Use the server `NAME` from mcpctl's config or an editor's MCP file (see mcpctl servers)")
-	fs.BoolVar(&o.Demo, "demo", false, "Use the built-in demo server (in-process, nothing to install)")
-	fs.StringVar(&o.URL, "url", "", "`URL` of an HTTP server (Streamable HTTP, or legacy HTTP+SSE)")
-	fs.StringVar(&o.Transport, "transport", "auto", "HTTP transport for --url: auto, http (Streamable HTTP) or sse (legacy HTTP+SSE)")
-	fs.StringArrayVarP(&o.Headers, "header", "H", nil, "Send the HTTP header `'Name: value'` (repeatable; ${VAR} is expanded from the environment)")
-	fs.StringVar(&o.Bearer, "bearer", "", "Send Authorization: Bearer with the token in `env:VAR` or file:PATH")
-	fs.StringVar(&o.CACert, "cacert", "", "Trust the CA certificates in PEM `FILE` for https")
-	fs.BoolVar(&o.Insecure, "insecure", false, "Do not verify the server's TLS certificate (unsafe)")
-	fs.StringVar(&o.Elicit, "elicit", "", "Answer the server's elicitation requests: accept-defaults, decline, cancel or @answers.json (declares the elicitation capability)")
-	fs.StringArrayVarP(&o.Env, "env", "e", nil, "Set `KEY=VAL` in the stdio server's environment (repeatable)")
-	fs.StringVar(&o.Cwd, "cwd", "", "Working `directory` for the stdio server")
-	fs.DurationVar(&o.Timeout, "timeout", client.DefaultTimeout, "Timeout for each request to the server")
-	fs.StringVar(&o.ProtocolVersion, "protocol-version", client.LatestProtocolVersion, "MCP protocol `version` to offer in initialize")
-	markSetting(cmd, "timeout")
-	markSetting(cmd, "protocol-version")
-	fs.StringVar(&o.Trace, "trace", "", "Write every JSON-RPC message as NDJSON to `FILE` (- for stderr)")
-	fs.StringVar(&o.ServerStderr, "server-stderr", "", "Where the stdio server's stderr goes: quiet, or a `FILE` (default: mcpctl's stderr)")
-	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr, and which definition -s NAME uses")
-	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
-}
-
-// setServerArgs splits cobra's positional arguments at "--": the words after
-// it are the stdio server's command line.
-func setServerArgs(cmd *cobra.Command, args []string, o *ServerOptions) []string {
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		o.Command = args[dash:]
-		return args[:dash]
-	}
-	return args
-}
-
-// describe names the server for error messages.
-func (o *ServerOptions) describe() string {
-	if o.Server != "" {
-		return fmt.Sprintf("server %q", o.Server)
-	}
-	if o.Demo {
-		return "the demo server"
-	}
-	if o.URL != "" {
-		if u, err := url.Parse(o.URL); err == nil {
-			return u.Redacted()
-		}
-		return "the --url server"
-	}
-	return fmt.Sprintf("%q", strings.Join(o.Command, " "))
-}
-
-// validate checks the command line: one server chosen, and values that
-// make sense. For -s NAME the checks that depend on the server's kind wait
-// until its definition is known (see [Factory.resolve]).
-func (o *ServerOptions) validate() error {
-	chosen := 0
-	for _, set := range []bool{o.Demo, o.URL != "", len(o.Command) > 0} {
-		if set {
-			chosen++
-		}
-	}
-	switch {
-	case o.Server != "" && chosen > 0:
-		return flagErrorf("-s %s names the server already: drop --demo, --url or the command after --", o.Server)
-	case chosen > 1:
-		return flagErrorf("choose one server: --demo, --url URL, or a stdio command after --")
-	case chosen == 0 && o.Server == "":
-		return flagErrorf("no server given: pass -s NAME, --demo, --url URL, or a stdio server command after --, e.g. mcpctl list -- npx -y @modelcontextprotocol/server-everything")
-	}
-	return o.check()
-}
-
-// check validates the values of the options. Before a named server is
-// resolved, what depends on its kind is left for later.
-func (o *ServerOptions) check() error {
-	unresolved := o.Server != "" && !o.Demo && o.URL == "" && len(o.Command) == 0
-	switch {
-	case !unresolved && o.URL == "" && (len(o.Headers) > 0 || o.Bearer != "" || o.CACert != "" || o.Insecure):
-		return flagErrorf("-H, --bearer, --cacert and --insecure apply to --url servers only")
-	case o.Timeout <= 0:
-		return flagErrorf("--timeout must be positive, got %s", o.Timeout)
-	}
-	if o.URL != "" {
-		u, err := url.Parse(o.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return flagErrorf("invalid --url %q: expected an http:// or https:// URL", config.RedactURL(o.URL))
-		}
-		switch o.Transport {
-		case "auto", "http", "sse":
-		default:
-			return flagErrorf("invalid --transport %q: expected auto, http or sse", o.Transport)
-		}
-	}
-	for _, kv := range o.Env {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return flagErrorf("invalid -e %q: expected KEY=VAL", kv)
-		}
-	}
-	if o.ProtocolVersion != "" {
-		known := false
-		for _, v := range client.SupportedProtocolVersions {
-			known = known || v == o.ProtocolVersion
-		}
-		if !known {
-			return flagErrorf("unsupported --protocol-version %q (supported: %s)", o.ProtocolVersion, strings.Join(client.SupportedProtocolVersions, ", "))
-		}
-	}
-	return nil
-}
-
 // resolve returns o with the named server's definition filled in: its
 // command, environment and folder, or its URL, headers and transport, with
-// ${…} references expanded. Flags given on the command line win: -e, -H,
-// --cwd, --transport and --timeout.
+// ${…} references expanded. Flags given on the command line (o.Given) win
+// over the definition's settings: -e, -H, --cwd, --transport, --timeout,
+// --max-message-size and --inherit-env.
 func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 	if o.Server == "" {
 		return o, nil
@@ -289,16 +205,18 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 		fmt.Fprintln(f.IOStreams.ErrOut, msg)
 	}
 	h := f.host()
-	def, err = def.Expand(config.Expander{LookupEnv: f.lookupEnv, Home: h.Home, Cwd: h.Cwd, Input: f.askInput})
+	def, err = def.Expand(config.Expander{LookupEnv: f.LookupEnv, Home: h.Home, Cwd: h.Cwd, Input: f.askInput})
 	if err != nil {
 		return nil, &FlagError{Err: err}
 	}
 	r := *o
+	red := f.Redactor()
 	if def.Transport == config.TransportStdio {
 		r.Command = append([]string{def.Command}, def.Args...)
 		env := make([]string, 0, len(def.Env)+len(o.Env))
 		for _, k := range slices.Sorted(maps.Keys(def.Env)) {
 			env = append(env, k+"="+def.Env[k])
+			addEnvSecret(red, def.Env[k])
 		}
 		// Later entries win in a process environment: -e goes last.
 		r.Env = append(env, o.Env...)
@@ -309,20 +227,27 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 			// As the editors do: a project's server starts in the project.
 			r.Cwd = def.Dir
 		}
+		if def.InheritEnv && !o.Given["inherit-env"] {
+			r.InheritEnv = true
+		}
 	} else {
 		r.URL = def.URL
-		if !f.changed("transport") {
+		if !o.Given["transport"] {
 			r.Transport = def.Transport
 		}
 		if len(def.Headers) > 0 {
 			r.NamedHeaders = http.Header{}
 			for k, v := range def.Headers {
 				r.NamedHeaders.Set(k, v)
+				addHeaderSecret(red, k, v)
 			}
 		}
 	}
-	if def.Timeout > 0 && !f.changed("timeout") {
+	if def.Timeout > 0 && !o.Given["timeout"] {
 		r.Timeout = def.Timeout
+	}
+	if def.MaxMessageSize > 0 && !o.Given["max-message-size"] {
+		r.MaxMessageSize = def.MaxMessageSize
 	}
 	if err := r.check(); err != nil {
 		return nil, &FlagError{Err: fmt.Errorf("server %q from %s: %w", def.Name, def.File, err)}
@@ -330,15 +255,55 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 	return &r, nil
 }
 
+// addHeaderSecret adds the value of header name to the redactor, and the
+// credential of an "Scheme credential" value (Bearer, Basic, …) on its own
+// too: an error message may echo the token without its scheme. Headers
+// that describe content rather than grant access are left out: hiding
+// "application/json" everywhere would hide the reason of many errors.
+func addHeaderSecret(r *transport.Redactor, name, value string) {
+	switch http.CanonicalHeaderKey(name) {
+	case "Accept", "Content-Type", "User-Agent", "Accept-Language", "Accept-Encoding":
+		return
+	}
+	r.Add(value)
+	if _, cred, ok := strings.Cut(strings.TrimSpace(value), " "); ok {
+		r.Add(cred)
+	}
+}
+
+// addEnvSecret adds an environment value to the redactor, unless it is a
+// boolean or a number: hiding every "true" or "8080" in messages would make
+// them unreadable and protect nothing.
+func addEnvSecret(r *transport.Redactor, value string) {
+	if _, err := strconv.ParseBool(value); err == nil {
+		return
+	}
+	if _, err := strconv.ParseFloat(value, 64); err == nil {
+		return
+	}
+	r.Add(value)
+}
+
 // session is a connected client plus what must be released with it.
 type session struct {
 	*client.Client
 	closers []func() error
 	name    string
+	// conn is the transport's own connection (under any trace), which a
+	// hurried Close kills.
+	conn transport.Connection
+	// hurry, when closed, makes Close stop waiting (see [Factory.Hurry]).
+	hurry <-chan struct{}
 }
 
-// Close ends the session and releases its files.
+// Close ends the session and releases its files. When hurry is closed
+// before the server has exited (a second Ctrl-C), it kills the server at
+// once and returns without waiting for the rest of the shutdown.
 func (s *session) Close() error {
+	return closeHurried(s.close, s.kill, s.hurry)
+}
+
+func (s *session) close() error {
 	var errs []error
 	if s.Client != nil {
 		errs = append(errs, s.Client.Close())
@@ -349,10 +314,71 @@ func (s *session) Close() error {
 	return errors.Join(errs...)
 }
 
+// killer is a connection whose peer can be stopped at once, without the
+// polite steps of Close.
+//
+// TODO(integrator): the stdio connection (transport/stdio.go) should
+// implement it: SIGKILL the server's process group now, and let a Close in
+// progress return. Until it does, a second Ctrl-C stops mcpctl waiting but
+// leaves the shutdown of the group to the signals Close already sent.
+type killer interface{ Kill() error }
+
+func (s *session) kill() {
+	if k, ok := s.conn.(killer); ok {
+		_ = k.Kill()
+	}
+}
+
+// errHurried is what a hurried Close returns.
+var errHurried = errors.New("interrupted again: stopped waiting for the server to exit")
+
+// closeHurried runs closeFn, and returns early, after calling kill, if
+// hurry is closed first.
+func closeHurried(closeFn func() error, kill func(), hurry <-chan struct{}) error {
+	if hurry == nil {
+		return closeFn()
+	}
+	select {
+	case <-hurry:
+		kill()
+		return errHurried
+	default:
+	}
+	done := make(chan error, 1)
+	go func() { done <- closeFn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-hurry:
+		kill()
+		return errHurried
+	}
+}
+
 // transportFunc adapts a function to [transport.Transport].
 type transportFunc func(ctx context.Context) (transport.Connection, error)
 
 func (f transportFunc) Connect(ctx context.Context) (transport.Connection, error) { return f(ctx) }
+
+// keepConn wraps t so that the connection it makes is kept in s.conn. The
+// wrapper still describes itself as t does (a trace records it).
+func keepConn(t transport.Transport, s *session) transport.Transport {
+	k := transportFunc(func(ctx context.Context) (transport.Connection, error) {
+		conn, err := t.Connect(ctx)
+		s.conn = conn
+		return conn, err
+	})
+	if str, ok := t.(fmt.Stringer); ok {
+		return describedTransport{k, str}
+	}
+	return k
+}
+
+// describedTransport is a transport with the description of another.
+type describedTransport struct {
+	transport.Transport
+	fmt.Stringer
+}
 
 // Connect starts or reaches the server described by o and performs the MCP
 // handshake. The caller must Close the session.
@@ -365,14 +391,15 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 		return nil, err
 	}
 	ios := f.IOStreams
-	s := &session{name: o.describe()}
+	red := f.Redactor()
+	s := &session{name: o.describe(), hurry: f.Hurry}
 	opts := client.Options{
 		ClientInfo:      client.Implementation{Name: "mcpctl", Version: Version},
 		ProtocolVersion: o.ProtocolVersion,
 		Timeout:         o.Timeout,
 		OnNotification:  f.notificationPrinter(),
 		OnProtocolWarning: func(msg string) {
-			fmt.Fprintln(ios.ErrOut, "mcpctl: protocol violation: "+msg)
+			fmt.Fprintln(ios.ErrOut, "mcpctl: protocol violation: "+red.String(msg))
 		},
 	}
 	if o.Elicit != "" {
@@ -407,9 +434,11 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 }
 
 // transport builds the transport o describes, wrapped in a trace when
-// --trace is given. Files it opens are closed with s.
+// --trace is given. Files it opens are closed with s; the connection it
+// makes is kept in s.conn.
 func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, error) {
 	ios := f.IOStreams
+	red := f.Redactor()
 	var tr *transport.Trace
 	if o.Trace != "" {
 		w := ios.ErrOut
@@ -421,7 +450,9 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 			s.closers = append(s.closers, file.Close)
 			w = file
 		}
-		tr = &transport.Trace{W: w}
+		// TODO(integrator): set Trace.Redactor to red once the field lands
+		// in transport/trace.go, and drop this func.
+		tr = &transport.Trace{W: w, Redact: func(m json.RawMessage) json.RawMessage { return red.Bytes(m) }}
 	}
 	var t transport.Transport
 	switch {
@@ -432,7 +463,7 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 			return clientConn, nil
 		})
 	case o.URL != "":
-		httpOpts, err := httpOptions(o, f.Environ, ios)
+		httpOpts, err := f.httpOptions(o)
 		if err != nil {
 			return nil, err
 		}
@@ -466,16 +497,26 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 			s.closers = append(s.closers, file.Close)
 			stderr = file
 		}
+		for _, kv := range o.Env {
+			_, v, _ := strings.Cut(kv, "=")
+			addEnvSecret(red, v)
+		}
 		t = &transport.Command{
-			Path:   o.Command[0],
-			Args:   o.Command[1:],
-			Env:    o.Env,
-			Dir:    o.Cwd,
-			Stderr: stderr,
-			Warn:   ios.ErrOut,
-			Grace:  o.Grace,
+			Path: o.Command[0],
+			Args: o.Command[1:],
+			Env:  o.Env,
+			// TODO(integrator): Environ: f.environ(), once transport.Command
+			// has the field: the child's environment (safe default set, or
+			// all of it with InheritEnv) then comes from the Factory too.
+			InheritEnv:     o.InheritEnv,
+			MaxMessageSize: o.MaxMessageSize,
+			Dir:            o.Cwd,
+			Stderr:         stderr,
+			Warn:           ios.ErrOut,
+			Grace:          o.Grace,
 		}
 	}
+	t = keepConn(t, s)
 	if tr != nil {
 		tr.Transport = t
 		return tr, nil

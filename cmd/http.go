@@ -11,30 +11,25 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
-	"github.com/mcpctl/mcpctl/signing"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
 // httpOptions turns the HTTP flags into transport options. Header values
-// and tokens go only into the request headers: the transport keeps them out
-// of errors and events, and the trace records messages, not headers.
-func httpOptions(o *ServerOptions, environ func() []string, ios *IOStreams) (transport.HTTPOptions, error) {
-	opts := transport.HTTPOptions{URL: o.URL, Header: http.Header{}, Warn: ios.ErrOut}
-	env := map[string]string{}
-	for _, kv := range environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
+// and tokens go into the request headers and into the run's redactor, which
+// the transport gets too: they stay out of errors, events and traces.
+func (f *Factory) httpOptions(o *ServerOptions) (transport.HTTPOptions, error) {
+	ios := f.IOStreams
+	red := f.Redactor()
+	opts := transport.HTTPOptions{URL: o.URL, Header: http.Header{}, Warn: ios.ErrOut,
+		MaxMessageSize: o.MaxMessageSize, Redactor: red}
 	for _, h := range o.Headers {
-		name, value, ok := strings.Cut(h, ":")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			// The value may be a secret: name only the header.
-			return opts, flagErrorf("invalid -H for header %q: expected 'Name: value'", name)
+		name, value, err := parseHeader(h)
+		if err != nil {
+			return opts, err
 		}
 		var missing string
-		value = os.Expand(strings.TrimSpace(value), func(k string) string {
-			v, ok := env[k]
+		value = os.Expand(value, func(k string) string {
+			v, ok := f.LookupEnv(k)
 			if !ok && missing == "" {
 				missing = k
 			}
@@ -43,14 +38,17 @@ func httpOptions(o *ServerOptions, environ func() []string, ios *IOStreams) (tra
 		if missing != "" {
 			return opts, flagErrorf("-H %s: environment variable %s is not set", name, missing)
 		}
+		addHeaderSecret(red, name, value)
 		opts.Header.Add(name, value)
 	}
 	if o.Bearer != "" {
-		token, err := signing.LoadKey(o.Bearer)
+		token, err := f.LoadKey("bearer", o.Bearer)
 		if err != nil {
-			return opts, &FlagError{Err: fmt.Errorf("--bearer: %w", err)}
+			return opts, err
 		}
-		opts.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
+		t := strings.TrimSpace(string(token))
+		red.Add(t)
+		opts.Header.Set("Authorization", "Bearer "+t)
 	}
 	if o.CACert != "" || o.Insecure {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12}

@@ -42,7 +42,10 @@ type IOStreams struct {
 // System returns the process's streams. It runs on every start, so it only
 // asks the kernel whether each stream is a terminal and reads a few
 // environment variables; the terminal itself is never queried.
-func System() *IOStreams {
+func System() *IOStreams { return systemWith(os.Getenv) }
+
+// systemWith is [System] reading the environment with getenv.
+func systemWith(getenv func(string) string) *IOStreams {
 	s := &IOStreams{
 		In:        os.Stdin,
 		Out:       os.Stdout,
@@ -50,10 +53,10 @@ func System() *IOStreams {
 		stdinTTY:  isTerminal(os.Stdin),
 		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
-		width:     columns(os.Getenv("COLUMNS")),
+		width:     columns(getenv("COLUMNS")),
 	}
-	s.colorEnabled = colorWanted(s.stdoutTTY, os.Getenv)
-	s.colorErrEnabled = colorWanted(s.stderrTTY, os.Getenv)
+	s.colorEnabled = colorWanted(s.stdoutTTY, getenv)
+	s.colorErrEnabled = colorWanted(s.stderrTTY, getenv)
 	return s
 }
 

@@ -84,11 +84,10 @@ func TestSetters(t *testing.T) {
 }
 
 func TestSystemEnvironment(t *testing.T) {
-	t.Setenv("NO_COLOR", "")
-	t.Setenv("CLICOLOR", "")
-	t.Setenv("CLICOLOR_FORCE", "1")
-	t.Setenv("COLUMNS", "101")
-	ios := System()
+	t.Parallel()
+	env := map[string]string{"CLICOLOR_FORCE": "1", "COLUMNS": "101"}
+	getenv := func(k string) string { return env[k] }
+	ios := systemWith(getenv)
 	if !ios.ColorEnabled() || !ios.ColorErrEnabled() {
 		t.Error("CLICOLOR_FORCE=1 did not force colour")
 	}
@@ -96,8 +95,8 @@ func TestSystemEnvironment(t *testing.T) {
 		t.Errorf("TerminalWidth = %d, want COLUMNS=101", w)
 	}
 
-	t.Setenv("NO_COLOR", "1")
-	if ios := System(); ios.ColorEnabled() || ios.ColorErrEnabled() {
+	env["NO_COLOR"] = "1"
+	if ios := systemWith(getenv); ios.ColorEnabled() || ios.ColorErrEnabled() {
 		t.Error("NO_COLOR did not turn colour off")
 	}
 }

@@ -19,16 +19,48 @@ import (
 )
 
 // Main runs mcpctl with os.Args and returns the process exit code.
+//
+// The first Ctrl-C (or SIGTERM, SIGHUP) cancels the command's context: the
+// request in flight is cancelled and the server shut down politely. A
+// second one closes [Factory.Hurry]: the shutdown stops waiting and kills
+// the server at once.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	ios := System()
-	return run(ctx, ios, os.Args[1:])
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hurry := make(chan struct{})
+	go watchSignals(ctx, sigs, cancel, hurry)
+	f := NewFactory(System())
+	f.Hurry = hurry
+	return runWith(ctx, f, os.Args[1:])
+}
+
+// watchSignals cancels the command at the first signal and closes hurry
+// at the second; it returns then, or when ctx ends otherwise.
+func watchSignals(ctx context.Context, sigs <-chan os.Signal, cancel context.CancelFunc, hurry chan<- struct{}) {
+	select {
+	case <-sigs:
+		cancel()
+	case <-ctx.Done():
+		return
+	}
+	<-sigs
+	close(hurry)
 }
 
 // run executes one command line; tests call it with [Test] streams.
 func run(ctx context.Context, ios *IOStreams, args []string) int {
-	root := NewCmdRoot(NewFactory(ios))
+	return runWith(ctx, NewFactory(ios), args)
+}
+
+// runWith runs one command line with f and returns the exit code. The
+// error line it prints goes through the run's redactor: no secret the
+// command line or a named server gave appears in it.
+func runWith(ctx context.Context, f *Factory, args []string) int {
+	ios := f.IOStreams
+	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
@@ -48,7 +80,7 @@ func run(ctx context.Context, ios *IOStreams, args []string) int {
 	if errors.As(err, &codeErr) && codeErr.Msg == "" {
 		return code
 	}
-	fmt.Fprintln(ios.ErrOut, render.ErrorLine(msg, ios.ColorErrEnabled()))
+	fmt.Fprintln(ios.ErrOut, render.ErrorLine(f.Redactor().String(msg), ios.ColorErrEnabled()))
 	var flagErr *FlagError
 	if code == ExitUsage && (isCobraUsageError(err) || errors.As(err, &flagErr) && flagErr.Hint) {
 		fmt.Fprintln(ios.ErrOut, "Run 'mcpctl --help' or 'mcpctl COMMAND --help' for usage.")

@@ -17,14 +17,15 @@ import (
 func runScaffold(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	ios, _, out, errOut := Test()
-	code := run(context.Background(), ios, args)
+	f := NewFactory(ios)
+	// MCPCTL_OUTPUT is the -o setting of other commands; it must not
+	// become an --output property of scaffold tool.
+	f.Environ = func() []string { return append(os.Environ(), "MCPCTL_OUTPUT=json") }
+	code := runWith(context.Background(), f, args)
 	return code, out.String(), errOut.String()
 }
 
 func TestScaffoldServerAndTool(t *testing.T) {
-	// MCPCTL_OUTPUT is the -o setting of other commands; it must not
-	// become an --output property of scaffold tool.
-	t.Setenv("MCPCTL_OUTPUT", "json")
 	dir := filepath.Join(t.TempDir(), "demo")
 
 	code, out, errOut := runScaffold(t, "scaffold", "server", "demo", "--lang", "go", "--dir", dir)

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -192,17 +191,13 @@ func tildePath(path, home string) string {
 
 // ServersAddOptions are the options of `mcpctl servers add`.
 type ServersAddOptions struct {
-	Factory   *Factory
-	Name      string
-	Command   []string
-	URL       string
-	Headers   []string
-	Env       []string
-	Cwd       string
-	Transport string
-	// Timeout is the server's own request timeout; zero for none.
-	Timeout time.Duration
-	Force   bool
+	Factory *Factory
+	Name    string
+	// Server is the definition, from the same server flags every command
+	// takes (those a definition holds); a zero Timeout or MaxMessageSize
+	// means none of the server's own.
+	Server ServerOptions
+	Force  bool
 }
 
 func newCmdServersAdd(f *Factory, runF func(*ServersAddOptions) error) *cobra.Command {
@@ -214,7 +209,8 @@ func newCmdServersAdd(f *Factory, runF func(*ServersAddOptions) error) *cobra.Co
 $XDG_CONFIG_HOME/mcpctl/config.yaml, else ~/.config/mcpctl/config.yaml),
 creating the file and its folder if needed; the rest of the file, comments
 included, is kept. A stdio server is the command after --, with -e KEY=VAL
-and --cwd; an HTTP server is --url, with -H 'Name: value' and --transport.
+--cwd and --inherit-env; an HTTP server is --url, with -H 'Name: value' and
+--transport; both take --timeout and --max-message-size.
 Values are written as given: write ${VAR} (quoted against the shell) to
 keep a secret in the environment rather than in the file. A name already in
 the file is replaced only with --force. mcpctl's config comes first, so the
@@ -223,9 +219,7 @@ server shadows any editor's server of the same name.`,
   mcpctl servers add github --url https://api.githubcopilot.com/mcp/ -H 'Authorization: Bearer ${GITHUB_TOKEN}'
   mcpctl servers add weather -e API_KEY='${WEATHER_KEY}' --timeout 2m -- python3 weather.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				opts.Command, args = args[dash:], args[:dash]
-			}
+			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) != 1 {
 				return flagErrorf("servers add takes one name, then --url URL or -- command, e.g. mcpctl servers add everything -- npx -y @modelcontextprotocol/server-everything")
 			}
@@ -236,69 +230,31 @@ server shadows any editor's server of the same name.`,
 			return serversAddRun(opts)
 		},
 	}
-	fs := cmd.Flags()
-	fs.StringVar(&opts.URL, "url", "", "`URL` of an HTTP server")
-	fs.StringArrayVarP(&opts.Headers, "header", "H", nil, "HTTP header `'Name: value'` for the URL server (repeatable)")
-	fs.StringArrayVarP(&opts.Env, "env", "e", nil, "`KEY=VAL` in the stdio server's environment (repeatable)")
-	fs.StringVar(&opts.Cwd, "cwd", "", "Working `directory` of the stdio server")
-	fs.StringVar(&opts.Transport, "transport", "", "HTTP transport: http (Streamable HTTP) or sse (legacy HTTP+SSE); default: detect")
-	fs.DurationVar(&opts.Timeout, "timeout", 0, "The server's own request timeout (default: the global one)")
-	fs.BoolVar(&opts.Force, "force", false, "Replace a server of the same name in mcpctl's config")
-	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
+	registerServerFlags(cmd, &opts.Server, defineFlags)
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "Replace a server of the same name in mcpctl's config")
 	return cmd
 }
 
 func serversAddRun(opts *ServersAddOptions) error {
 	f := opts.Factory
-	s := config.Server{Name: opts.Name, URL: opts.URL, Cwd: opts.Cwd, Transport: opts.Transport, Timeout: opts.Timeout}
-	switch {
-	case opts.URL != "" && len(opts.Command) > 0:
-		return flagErrorf("a server is either --url URL or a command after --, not both")
-	case opts.URL == "" && len(opts.Command) == 0:
-		return flagErrorf("servers add %s needs --url URL or a command after --", opts.Name)
-	case opts.URL != "" && (len(opts.Env) > 0 || opts.Cwd != ""):
-		return flagErrorf("-e and --cwd apply to stdio servers (a command after --), not to --url")
-	case opts.URL == "" && (len(opts.Headers) > 0 || opts.Transport != ""):
-		return flagErrorf("-H and --transport apply to --url servers, not to a command")
-	}
-	switch opts.Transport {
-	case "", "auto", "http", "sse":
-	default:
-		return flagErrorf("invalid --transport %q: expected http or sse", opts.Transport)
-	}
-	if len(opts.Command) > 0 {
-		s.Command, s.Args = opts.Command[0], opts.Command[1:]
-	}
-	for _, kv := range opts.Env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return flagErrorf("invalid -e %q: expected KEY=VAL", kv)
-		}
-		if s.Env == nil {
-			s.Env = map[string]string{}
-		}
-		s.Env[k] = v
-	}
-	for _, h := range opts.Headers {
-		name, value, ok := strings.Cut(h, ":")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return flagErrorf("invalid -H for header %q: expected 'Name: value'", name)
-		}
-		if s.Headers == nil {
-			s.Headers = map[string]string{}
-		}
-		s.Headers[name] = strings.TrimSpace(value)
+	s, err := opts.Server.definition(opts.Name)
+	if err != nil {
+		return err
 	}
 	path, err := f.configPath()
 	if err != nil {
 		return err
 	}
 	if err := config.AddServer(path, s, opts.Force); err != nil {
-		if errors.Is(err, config.ErrExists) {
+		var invalid *config.InvalidError
+		switch {
+		case errors.Is(err, config.ErrExists):
 			return flagErrorf("%v; --force replaces it", err)
+		case errors.As(err, &invalid):
+			return &FlagError{Err: err}
 		}
-		return &FlagError{Err: err}
+		// The file could not be read or written: not a usage error.
+		return fmt.Errorf("adding server %q: %w", s.Name, err)
 	}
 	msg := fmt.Sprintf("added server %q to %s", s.Name, path)
 	if cat, err := f.Catalog(); err == nil {
@@ -502,8 +458,12 @@ func serversRemoveRun(f *Factory, name string) error {
 			}
 		}
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, config.ErrNoServer):
 		return &FlagError{Err: err}
+	case err != nil:
+		// The file could not be read or written: not a usage error.
+		return fmt.Errorf("removing server %q: %w", name, err)
 	}
 	fmt.Fprintf(f.IOStreams.ErrOut, "removed server %q from %s\n", name, path)
 	return nil

@@ -259,8 +259,14 @@ servers:
 		t.Run(tt.name, func(t *testing.T) {
 			ios, _, _, _ := Test()
 			f := e.factory(ios)
-			f.flagChanged = func(name string) bool { return strings.Contains(strings.Join(tt.changed, ","), name) }
-			got, err := f.resolve(&tt.in)
+			in := tt.in
+			for _, name := range tt.changed {
+				if in.Given == nil {
+					in.Given = map[string]bool{}
+				}
+				in.Given[name] = true
+			}
+			got, err := f.resolve(&in)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || exitCode(err, false) != ExitUsage {
 					t.Fatalf("error = %v, want a usage error containing %q", err, tt.wantErr)
@@ -270,6 +276,7 @@ servers:
 			if err != nil {
 				t.Fatal(err)
 			}
+			got.Given = nil
 			if diff := cmp.Diff(tt.want, *got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

@@ -42,26 +42,22 @@ func markSetting(cmd *cobra.Command, name string) {
 // unset its value from the environment (MCPCTL_OUTPUT, MCPCTL_TIMEOUT,
 // MCPCTL_PROTOCOL_VERSION) or else the config file: flags > environment >
 // config file > built-in default. The config file is read only by commands
-// that have such a flag (marked by [markSetting]).
+// that have such a flag (marked by [markSetting]), and only when the flags
+// and the environment leave one open.
 func (f *Factory) applySettings(cmd *cobra.Command) error {
 	fs := cmd.Flags()
-	f.flagChanged = fs.Changed
 	if cmd.Annotations[noSettingsAnnotation] != "" {
 		return nil
 	}
-	var c *config.Config
 	for _, key := range config.SettingKeys() {
 		flag := fs.Lookup(key)
 		if flag == nil || flag.Changed || flag.Annotations[settingAnnotation] == nil {
 			continue
 		}
-		if c == nil {
-			var err error
-			if c, err = f.Config(); err != nil {
-				return err
-			}
+		value, source, err := config.ResolveSetting(key, flag, f.LookupEnv, f.Config)
+		if err != nil {
+			return err
 		}
-		value, source := c.Setting(key, flag)
 		if source == "default" {
 			continue
 		}

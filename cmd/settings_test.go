@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 // > built-in default for -o, --timeout and --protocol-version, through the
 // same hook the real tree uses.
 func TestSettingsPrecedence(t *testing.T) {
+	t.Parallel()
 	const configYAML = "output: yaml\ntimeout: 45\nprotocol-version: 2025-06-18\n"
 	type settings struct {
 		Output   string
@@ -82,10 +85,12 @@ func TestSettingsPrecedence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, k := range []string{"MCPCTL_OUTPUT", "MCPCTL_TIMEOUT", "MCPCTL_PROTOCOL_VERSION"} {
-				t.Setenv(k, tt.env[k])
+			t.Parallel()
+			var env []string
+			for _, k := range slices.Sorted(maps.Keys(tt.env)) {
+				env = append(env, k+"="+tt.env[k])
 			}
-			e := newTestEnv(t)
+			e := newTestEnv(t, env...)
 			if tt.config != "" {
 				e.write(t, "~/.config/mcpctl/config.yaml", tt.config)
 			}
@@ -114,6 +119,7 @@ func TestSettingsPrecedence(t *testing.T) {
 }
 
 func TestConfigFlag(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	path := e.write(t, "custom.yaml", "output: json\nservers:\n  mine: {command: srv}\n")
 	ios, _, out, errOut := Test()
@@ -143,9 +149,8 @@ func TestConfigFlag(t *testing.T) {
 
 // A flag that only shares a setting's name is left alone.
 func TestSettingsSkipUnmarkedFlags(t *testing.T) {
-	t.Setenv("MCPCTL_OUTPUT", "json")
-	t.Setenv("MCPCTL_TIMEOUT", "5s")
-	e := newTestEnv(t)
+	t.Parallel()
+	e := newTestEnv(t, "MCPCTL_OUTPUT=json", "MCPCTL_TIMEOUT=5s")
 	ios, _, _, _ := Test()
 	f := e.factory(ios)
 	var outputs []string

@@ -165,7 +165,7 @@ func canonicalPayload(f *Factory, file, form string, show bool) ([]byte, error) 
 
 func signPayloadRun(opts *SignPayloadOptions) error {
 	f := opts.Factory
-	key, err := loadKeyFlag("key", opts.Key)
+	key, err := opts.Factory.LoadKey("key", opts.Key)
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ you can compare them with yours.`,
 
 func signVerifyRun(opts *SignVerifyOptions) error {
 	f := opts.Factory
-	key, err := loadKeyFlag("key", opts.Key)
+	key, err := opts.Factory.LoadKey("key", opts.Key)
 	if err != nil {
 		return err
 	}
@@ -311,7 +311,7 @@ func signRequestRun(opts *SignRequestOptions) error {
 	if err != nil {
 		return err
 	}
-	so := &SignOptions{SignKey: opts.Key, Canonical: opts.Canonical, KID: opts.KID, MaxSkew: signing.DefaultMaxSkew}
+	so := &SignOptions{LoadKey: f.LoadKey, SignKey: opts.Key, Canonical: opts.Canonical, KID: opts.KID, MaxSkew: signing.DefaultMaxSkew}
 	meta, _, err := so.signCall(opts.Tool, args)
 	if err != nil {
 		return err
@@ -389,7 +389,7 @@ now, exp is now plus --ttl; scopes become one space-separated "scope" claim.`,
 }
 
 func signJWTRun(opts *SignJWTOptions) error {
-	key, err := loadKeyFlag("key", opts.Key)
+	key, err := opts.Factory.LoadKey("key", opts.Key)
 	if err != nil {
 		return err
 	}
@@ -456,7 +456,7 @@ func signInspectRun(opts *SignInspectOptions) error {
 	var key []byte
 	if opts.Key != "" {
 		var err error
-		if key, err = loadKeyFlag("key", opts.Key); err != nil {
+		if key, err = opts.Factory.LoadKey("key", opts.Key); err != nil {
 			return err
 		}
 	}

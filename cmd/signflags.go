@@ -21,6 +21,9 @@ type SignOptions struct {
 	Canonical string // signing.FormJCS or signing.FormPython
 	KID       string
 	MaxSkew   time.Duration
+	// LoadKey loads a key spec for the flag it was given to: the
+	// Factory's (see [Factory.LoadKey]). Nil reads the process environment.
+	LoadKey func(flag, spec string) ([]byte, error)
 
 	loaded    bool
 	signKey   []byte
@@ -61,6 +64,13 @@ func loadKeyFlag(flag, spec string) ([]byte, error) {
 	return key, nil
 }
 
+func (o *SignOptions) loadKey(flag, spec string) ([]byte, error) {
+	if o.LoadKey != nil {
+		return o.LoadKey(flag, spec)
+	}
+	return loadKeyFlag(flag, spec)
+}
+
 // validate checks the flags and loads the keys, once. Errors are usage
 // errors.
 func (o *SignOptions) validate() error {
@@ -78,12 +88,12 @@ func (o *SignOptions) validate() error {
 	}
 	var err error
 	if o.SignKey != "" {
-		if o.signKey, err = loadKeyFlag("sign-key", o.SignKey); err != nil {
+		if o.signKey, err = o.loadKey("sign-key", o.SignKey); err != nil {
 			return err
 		}
 	}
 	if o.VerifyKey != "" {
-		if o.verifyKey, err = loadKeyFlag("verify-key", o.VerifyKey); err != nil {
+		if o.verifyKey, err = o.loadKey("verify-key", o.VerifyKey); err != nil {
 			return err
 		}
 	}

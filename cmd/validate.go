@@ -106,8 +106,8 @@ func (o *ValidateOptions) validate() error {
 	}
 	lintMode := o.Tool == "" && o.SchemaFile == ""
 	switch {
-	case o.SchemaFile != "" && (o.Server.Demo || len(o.Server.Command) > 0):
-		return flagErrorf("--schema checks arguments against a file, without a server: drop --demo or the server command")
+	case o.SchemaFile != "" && o.Server.chosen():
+		return flagErrorf("--schema checks arguments against a local schema file, without a server: drop -s, --url, --demo or the server command (or drop --schema to check against a tool of the server)")
 	case o.Strict && !lintMode:
 		return flagErrorf("--strict applies when linting a whole server (validate without a tool or --schema)")
 	case o.ArgsJSON != "" && lintMode:

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,6 +51,10 @@ func EnvName(key string) string {
 	return "MCPCTL_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
 }
 
+// LookupEnv reads one environment variable, as [os.LookupEnv] does. mcpctl
+// passes its own, so that tests give each run its own environment.
+type LookupEnv func(name string) (string, bool)
+
 // Config is mcpctl's config file, loaded for one command run.
 type Config struct {
 	// Path is where the file is, or would be.
@@ -57,8 +62,9 @@ type Config struct {
 	// Exists reports whether the file was there.
 	Exists bool
 
-	v   *viper.Viper
-	doc yaml.Node // the parsed file; zero when it does not exist
+	lookupEnv LookupEnv
+	v         *viper.Viper
+	doc       yaml.Node // the parsed file; zero when it does not exist
 }
 
 // DefaultPath is where mcpctl's config file lives unless --config says
@@ -80,13 +86,12 @@ func DefaultPath(h Host) string {
 
 // Load reads the config file at path. A missing file is an empty config,
 // unless explicit says that the user named the file (--config), when it is
-// an error.
-func Load(path string, explicit bool) (*Config, error) {
-	c := &Config{Path: path, v: viper.New()}
-	// MCPCTL_PROTOCOL_VERSION gives protocol-version, and so on.
-	c.v.SetEnvPrefix("MCPCTL")
-	c.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
-	c.v.AutomaticEnv()
+// an error. lookupEnv is the environment the MCPCTL_* settings are read
+// from; nil means none.
+func Load(path string, explicit bool, lookupEnv LookupEnv) (*Config, error) {
+	// viper reads the file only: its own environment lookup would read the
+	// process's, not lookupEnv.
+	c := &Config{Path: path, lookupEnv: lookupEnv, v: viper.New()}
 	c.v.SetConfigType("yaml")
 
 	if path == "" {
@@ -121,37 +126,86 @@ func (c *Config) root() *yaml.Node {
 }
 
 // Setting resolves the setting key for a command whose flag of the same name
-// is flag (nil when the command has none): the flag when it was given on the
-// command line, else the environment variable [EnvName](key), else the
-// config file, else the flag's default. source names where the value came
-// from for error messages: "--timeout", "MCPCTL_TIMEOUT", the config file's
-// path, or "default". A timeout given as a bare number means seconds.
+// is flag (nil when the command has none), as [ResolveSetting] does with the
+// environment c was loaded with and c as the file.
 func (c *Config) Setting(key string, flag *pflag.Flag) (value, source string) {
-	if flag != nil {
-		// viper's own order is flag > env > config > flag default.
-		_ = c.v.BindPFlag(key, flag)
+	value, source, _ = ResolveSetting(key, flag, c.lookupEnv, func() (*Config, error) { return c, nil })
+	return value, source
+}
+
+// ResolveSetting resolves the setting key for a command whose flag of the
+// same name is flag (nil when the command has none): the flag when it was
+// given on the command line, else the environment variable [EnvName](key)
+// when it is not empty, else the config file, else the flag's default.
+// file loads the config file; it is called only when the flag and the
+// environment leave the setting open, so a command line that gives every
+// setting reads no file. source names where the value came from for error
+// messages: "--timeout", "MCPCTL_TIMEOUT", the config file's path, or
+// "default". A timeout given as a bare number means seconds. The error is
+// file's.
+func ResolveSetting(key string, flag *pflag.Flag, lookupEnv LookupEnv, file func() (*Config, error)) (value, source string, err error) {
+	env := ""
+	if lookupEnv != nil {
+		env, _ = lookupEnv(EnvName(key))
 	}
-	value = c.v.GetString(key)
 	switch {
 	case flag != nil && flag.Changed:
-		source = "--" + key
-	case os.Getenv(EnvName(key)) != "": // viper ignores empty variables too
-		source = EnvName(key)
-	case c.v.InConfig(key):
-		source = c.Path
-		// The text as written: YAML would read 2025-06-18 as a date.
-		if n := mappingValue(c.root(), key); n != nil && n.Kind == yaml.ScalarNode {
-			value = n.Value
-		}
+		return flag.Value.String(), "--" + key, nil
+	case env != "": // an empty variable is unset, as viper has it
+		value, source = env, EnvName(key)
 	default:
-		source = "default"
+		c, err := file()
+		if err != nil {
+			return "", "", err
+		}
+		if c != nil && c.v.InConfig(key) {
+			value, source = c.v.GetString(key), c.Path
+			// The text as written: YAML would read 2025-06-18 as a date.
+			if n := mappingValue(c.root(), key); n != nil && n.Kind == yaml.ScalarNode {
+				value = n.Value
+			}
+		} else {
+			source = "default"
+			if flag != nil {
+				value = flag.Value.String()
+			}
+		}
 	}
-	if key == KeyTimeout && source != "--"+key {
+	if key == KeyTimeout && source != "default" {
 		if n, err := strconv.ParseFloat(value, 64); err == nil {
 			value = strconv.FormatFloat(n, 'f', -1, 64) + "s"
 		}
 	}
-	return value, source
+	return value, source, nil
+}
+
+// ParseSize reads a size in bytes: a plain number of bytes ("1048576"), or
+// a number with a unit, binary (KiB, MiB, GiB) or decimal (KB, MB, GB), in
+// any case and with or without a space: "256MiB", "1.5 GiB", "512KB". The
+// size must be positive.
+func ParseSize(s string) (int64, error) {
+	text := strings.TrimSpace(s)
+	i := strings.IndexFunc(text, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := text, ""
+	if i >= 0 {
+		num, unit = text[:i], strings.TrimSpace(text[i:])
+	}
+	mult := map[string]float64{
+		"": 1, "b": 1,
+		"k": 1 << 10, "ki": 1 << 10, "kib": 1 << 10, "kb": 1e3,
+		"m": 1 << 20, "mi": 1 << 20, "mib": 1 << 20, "mb": 1e6,
+		"g": 1 << 30, "gi": 1 << 30, "gib": 1 << 30, "gb": 1e9,
+	}[strings.ToLower(unit)]
+	n, err := strconv.ParseFloat(num, 64)
+	switch {
+	case err != nil || mult == 0:
+		return 0, fmt.Errorf("invalid size %q: want bytes, or a number with KiB, MiB, GiB, KB, MB or GB, e.g. 256MiB", s)
+	case n*mult < 1:
+		return 0, fmt.Errorf("invalid size %q: must be at least 1 byte", s)
+	case n*mult > math.MaxInt64/2:
+		return 0, fmt.Errorf("invalid size %q: too large", s)
+	}
+	return int64(n * mult), nil
 }
 
 // Host describes the machine files are looked for on: the operating system,

@@ -13,26 +13,27 @@ import (
 )
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.yaml")
-	if c, err := Load(missing, false); err != nil || c.Exists {
+	if c, err := Load(missing, false, nil); err != nil || c.Exists {
 		t.Errorf("Load(missing, default) = %v, %v; want an empty config", c, err)
 	}
-	if _, err := Load(missing, true); err == nil || !errors.Is(err, os.ErrNotExist) {
+	if _, err := Load(missing, true, nil); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load(missing, --config) error = %v, want not exist", err)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("output: [json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(bad, false); err == nil || !strings.Contains(err.Error(), bad) {
+	if _, err := Load(bad, false, nil); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("Load(bad) error = %v, want it to name the file", err)
 	}
 	list := filepath.Join(dir, "list.yaml")
 	if err := os.WriteFile(list, []byte("- a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(list, false); err == nil || !strings.Contains(err.Error(), "mapping") {
+	if _, err := Load(list, false, nil); err == nil || !strings.Contains(err.Error(), "mapping") {
 		t.Errorf("Load(list) error = %v, want a mapping", err)
 	}
 }
@@ -40,6 +41,7 @@ func TestLoad(t *testing.T) {
 // TestSetting checks the order flag > environment > config file > default
 // for each setting.
 func TestSetting(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, []byte("output: yaml\ntimeout: 45\nprotocol-version: 2025-06-18\n"), 0o644); err != nil {
@@ -68,12 +70,18 @@ func TestSetting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(EnvName(tt.key), tt.env)
+			t.Parallel()
+			env := func(name string) (string, bool) {
+				if name == EnvName(tt.key) {
+					return tt.env, true
+				}
+				return "", false
+			}
 			p := path
 			if !tt.config {
 				p = filepath.Join(dir, "none.yaml")
 			}
-			c, err := Load(p, false)
+			c, err := Load(p, false, env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,5 +107,57 @@ func TestSetting(t *testing.T) {
 func TestEnvName(t *testing.T) {
 	if got := EnvName(KeyProtocolVersion); got != "MCPCTL_PROTOCOL_VERSION" {
 		t.Errorf("EnvName = %q", got)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    int64
+		wantErr bool
+	}{
+		{in: "1048576", want: 1 << 20},
+		{in: "256MiB", want: 256 << 20},
+		{in: "1GiB", want: 1 << 30},
+		{in: "1.5 GiB", want: 3 << 29},
+		{in: "512KB", want: 512000},
+		{in: "512kib", want: 512 << 10},
+		{in: "2mb", want: 2e6},
+		{in: "7B", want: 7},
+		{in: "", wantErr: true},
+		{in: "0", wantErr: true},
+		{in: "-1MiB", wantErr: true},
+		{in: "12 parsecs", wantErr: true},
+		{in: "MiB", wantErr: true},
+		{in: "99999999999GiB", wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := ParseSize(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// TestResolveSettingReadsFileLast checks that the config file is loaded
+// only when neither the flag nor the environment gives the setting.
+func TestResolveSettingReadsFileLast(t *testing.T) {
+	t.Parallel()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.String(KeyOutput, "text", "")
+	noFile := func() (*Config, error) {
+		t.Error("the config file was read")
+		return nil, errors.New("no file")
+	}
+	env := func(name string) (string, bool) { return "json", name == "MCPCTL_OUTPUT" }
+	if v, src, err := ResolveSetting(KeyOutput, fs.Lookup(KeyOutput), env, noFile); v != "json" || src != "MCPCTL_OUTPUT" || err != nil {
+		t.Errorf("from the environment: %q, %q, %v", v, src, err)
+	}
+	if err := fs.Parse([]string{"--output=yaml"}); err != nil {
+		t.Fatal(err)
+	}
+	if v, src, err := ResolveSetting(KeyOutput, fs.Lookup(KeyOutput), nil, noFile); v != "yaml" || src != "--output" || err != nil {
+		t.Errorf("from the flag: %q, %q, %v", v, src, err)
 	}
 }

@@ -53,6 +53,13 @@ type Server struct {
 	Headers   map[string]string
 	// Timeout, when positive, is the server's own request timeout.
 	Timeout time.Duration
+	// MaxMessageSize, when positive, is the server's own limit on one
+	// message in bytes (mcpctl's config only: max-message-size).
+	MaxMessageSize int64
+	// InheritEnv passes mcpctl's whole environment to a stdio server
+	// rather than the safe default set (mcpctl's config only:
+	// inherit-env). Env is added in both cases.
+	InheritEnv bool
 
 	// Inputs are the VS Code inputs the file declares, which ${input:ID}
 	// references in the definition ask for.
@@ -68,15 +75,6 @@ type Input struct {
 	Default     string   `json:"default"`
 	Password    bool     `json:"password"`
 	Options     []string `json:"options"`
-}
-
-// Target is the command line or URL of the server, for lists. A URL's
-// credentials are left out (see [RedactURL]).
-func (s *Server) Target() string {
-	if s.Transport == TransportStdio {
-		return strings.Join(append([]string{s.Command}, s.Args...), " ")
-	}
-	return RedactURL(s.URL)
 }
 
 // Mask replaces secrets in text shown to people.
@@ -371,11 +369,14 @@ type configServer struct {
 	Headers   map[string]string `yaml:"headers,omitempty"`
 	Transport string            `yaml:"transport,omitempty"`
 	Timeout   string            `yaml:"timeout,omitempty"`
+	// MaxMessageSize is a size as [ParseSize] reads it.
+	MaxMessageSize string `yaml:"max-message-size,omitempty"`
+	InheritEnv     bool   `yaml:"inherit-env,omitempty"`
 }
 
 // configServerKeys are the keys a server of the config file may have.
 func configServerKeys() []string {
-	return []string{"command", "args", "env", "cwd", "url", "headers", "transport", "timeout"}
+	return []string{"command", "args", "env", "cwd", "url", "headers", "transport", "timeout", "max-message-size", "inherit-env"}
 }
 
 // servers reads the servers: map of the config file. Each entry is checked
@@ -415,7 +416,14 @@ func decodeConfigServer(name string, def *yaml.Node) (Server, error) {
 	if err := def.Decode(&cs); err != nil {
 		return Server{}, err
 	}
-	s := Server{Name: name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL, Headers: cs.Headers}
+	s := Server{Name: name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL, Headers: cs.Headers, InheritEnv: cs.InheritEnv}
+	if cs.MaxMessageSize != "" {
+		n, err := ParseSize(cs.MaxMessageSize)
+		if err != nil {
+			return Server{}, fmt.Errorf("max-message-size: %w", err)
+		}
+		s.MaxMessageSize = n
+	}
 	if cs.Timeout != "" {
 		d, err := parseTimeout(cs.Timeout)
 		if err != nil {
@@ -424,8 +432,13 @@ func decodeConfigServer(name string, def *yaml.Node) (Server, error) {
 		s.Timeout = d
 	}
 	var err error
-	s.Transport, err = transportOf(cs.Transport, s.Command, s.URL)
-	return s, err
+	if s.Transport, err = transportOf(cs.Transport, s.Command, s.URL); err != nil {
+		return Server{}, err
+	}
+	if s.InheritEnv && s.Transport != TransportStdio {
+		return Server{}, errors.New("inherit-env applies to a command, not to a url")
+	}
+	return s, nil
 }
 
 // parseTimeout reads a duration ("30s", "2m") or a number of seconds.

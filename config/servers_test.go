@@ -55,7 +55,7 @@ func fixtureHost(t *testing.T) Host {
 
 func TestDiscoverEditorFiles(t *testing.T) {
 	h := fixtureHost(t)
-	cfg, err := Load(DefaultPath(h), false)
+	cfg, err := Load(DefaultPath(h), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestDiscoverEditorFiles(t *testing.T) {
 
 func TestDiscoverWithoutFiles(t *testing.T) {
 	h := Host{GOOS: "linux", Home: t.TempDir(), Cwd: t.TempDir()}
-	cfg, err := Load(DefaultPath(h), false)
+	cfg, err := Load(DefaultPath(h), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

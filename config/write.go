@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -14,6 +15,14 @@ import (
 
 // ErrExists is returned by [AddServer] for a name the file has already.
 var ErrExists = errors.New("already defined")
+
+// InvalidError reports a server definition that cannot be written: a bad
+// name, or neither or both of a command and a URL. It is the caller's
+// mistake, not the file's.
+type InvalidError struct{ Err error }
+
+func (e *InvalidError) Error() string { return e.Err.Error() }
+func (e *InvalidError) Unwrap() error { return e.Err }
 
 // ErrNoServer is returned by [RemoveServer] for a name the file does not
 // have.
@@ -25,10 +34,13 @@ var ErrNoServer = errors.New("not defined")
 // force; otherwise the error wraps [ErrExists].
 func AddServer(path string, s Server, force bool) error {
 	if err := checkName(s.Name); err != nil {
-		return err
+		return &InvalidError{Err: err}
 	}
 	if _, err := transportOf(transportWord(s.Transport), s.Command, s.URL); err != nil {
-		return fmt.Errorf("server %q %w", s.Name, err)
+		return &InvalidError{Err: fmt.Errorf("server %q %w", s.Name, err)}
+	}
+	if s.InheritEnv && s.Command == "" {
+		return &InvalidError{Err: fmt.Errorf("server %q: inherit-env applies to a command, not to a url", s.Name)}
 	}
 	doc, mode, err := readDoc(path)
 	if err != nil {
@@ -53,6 +65,10 @@ func AddServer(path string, s Server, force bool) error {
 	if s.Timeout > 0 {
 		cs.Timeout = s.Timeout.String()
 	}
+	if s.MaxMessageSize > 0 {
+		cs.MaxMessageSize = exactSize(s.MaxMessageSize)
+	}
+	cs.InheritEnv = s.InheritEnv
 	var def yaml.Node
 	if err := def.Encode(cs); err != nil {
 		return err
@@ -83,6 +99,20 @@ func RemoveServer(path, name string) error {
 	}
 	servers.Content = append(servers.Content[:i], servers.Content[i+2:]...)
 	return writeDoc(path, doc, mode)
+}
+
+// exactSize writes n in the largest binary unit that divides it, as
+// [ParseSize] reads it back: "256MiB", "1000".
+func exactSize(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // transportWord is the word a file would use for a normalized transport.

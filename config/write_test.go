@@ -12,6 +12,7 @@ import (
 )
 
 func TestAddAndRemoveServer(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "new", "dir", "config.yaml")
 	stdio := Server{Name: "ev", Transport: TransportStdio, Command: "npx", Args: []string{"-y", "pkg"}, Env: map[string]string{"B": "2", "A": "1"}}
 	if err := AddServer(path, stdio, false); err != nil {
@@ -24,6 +25,10 @@ func TestAddAndRemoveServer(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("a new config file has mode %v, want 0600: it may hold tokens", fi.Mode().Perm())
 	}
+	local := Server{Name: "local", Transport: TransportStdio, Command: "srv", MaxMessageSize: 512 << 20, InheritEnv: true}
+	if err := AddServer(path, local, false); err != nil {
+		t.Fatal(err)
+	}
 	remote := Server{Name: "remote", Transport: TransportSSE, URL: "https://h/sse", Headers: map[string]string{"Authorization": "Bearer ${T}"}, Timeout: 90 * time.Second}
 	if err := AddServer(path, remote, false); err != nil {
 		t.Fatal(err)
@@ -35,14 +40,18 @@ func TestAddAndRemoveServer(t *testing.T) {
 	if err := AddServer(path, stdio, true); err != nil {
 		t.Errorf("--force: %v", err)
 	}
-	c, err := Load(path, true)
+	c, err := Load(path, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cat := Discover(Host{GOOS: "linux", Home: t.TempDir()}, c)
 	want := []Server{
 		{Name: "ev", Origin: OriginMcpctl, File: path, Transport: TransportStdio, Command: "npx", Args: []string{"other"}, Env: map[string]string{"A": "1", "B": "2"}},
+		{Name: "local", Origin: OriginMcpctl, File: path, Transport: TransportStdio, Command: "srv", MaxMessageSize: 512 << 20, InheritEnv: true},
 		{Name: "remote", Origin: OriginMcpctl, File: path, Transport: TransportSSE, URL: "https://h/sse", Headers: map[string]string{"Authorization": "Bearer ${T}"}, Timeout: 90 * time.Second},
+	}
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "max-message-size: 512MiB\n") {
+		t.Errorf("max-message-size not written in a unit:\n%s", data)
 	}
 	if diff := cmp.Diff(want, cat.Servers); diff != "" {
 		t.Errorf("servers read back (-want +got):\n%s", diff)
@@ -61,6 +70,7 @@ func TestAddAndRemoveServer(t *testing.T) {
 }
 
 func TestAddServerKeepsTheRest(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	orig := "# my settings\noutput: json # always\nservers:\n  old:\n    command: x # keep me\n"
 	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
@@ -83,18 +93,32 @@ func TestAddServerKeepsTheRest(t *testing.T) {
 }
 
 func TestAddServerRejects(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	for _, s := range []Server{
 		{Name: "", Command: "x"},
 		{Name: "two words", Command: "x"},
 		{Name: "both", Command: "x", URL: "http://h"},
 		{Name: "neither"},
+		{Name: "url inherits", URL: "http://h", InheritEnv: true},
 	} {
-		if err := AddServer(path, s, false); err == nil {
-			t.Errorf("AddServer(%+v) succeeded", s)
+		var invalid *InvalidError
+		if err := AddServer(path, s, false); !errors.As(err, &invalid) {
+			t.Errorf("AddServer(%+v) error = %v, want an *InvalidError", s, err)
 		}
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a rejected server created the file")
+	}
+}
+
+func TestAddServerIOErrorIsNotInvalid(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// A folder where the file should be: reading it fails.
+	err := AddServer(dir, Server{Name: "x", Command: "srv"}, false)
+	var invalid *InvalidError
+	if err == nil || errors.As(err, &invalid) {
+		t.Errorf("AddServer on a folder: error %v, want an I/O error, not *InvalidError", err)
 	}
 }

@@ -15,13 +15,19 @@ import (
 // never lands in shell history or process listings. No error message
 // contains the key or spec text that might be one.
 func LoadKey(spec string) ([]byte, error) {
+	return LoadKeyFrom(spec, os.LookupEnv)
+}
+
+// LoadKeyFrom is [LoadKey] reading env:NAME from lookupEnv rather than the
+// process environment, so that a caller can give each run its own.
+func LoadKeyFrom(spec string, lookupEnv func(string) (string, bool)) ([]byte, error) {
 	kind, ref, _ := strings.Cut(spec, ":")
 	switch kind {
 	case "env":
 		if ref == "" {
 			return nil, errors.New("key spec env: needs a variable name, as in env:MCP_SIGNING_KEY")
 		}
-		v, ok := os.LookupEnv(ref)
+		v, ok := lookupEnv(ref)
 		if !ok {
 			return nil, fmt.Errorf("key environment variable %s is not set", ref)
 		}

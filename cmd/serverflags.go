@@ -1,0 +1,395 @@
+package cmd
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/config"
+	"github.com/mcpctl/mcpctl/transport"
+)
+
+// ServerOptions select and configure the server a command talks to, or,
+// for `servers add`, the server a definition describes. They are the one
+// declaration of the server flags: [registerServerFlags] registers them,
+// [setServerArgs] fills in what the command line gives beyond the flags,
+// and [ServerOptions.validate] checks them, once, for every command.
+type ServerOptions struct {
+	// Server names a server defined in mcpctl's config or an editor's file
+	// (-s NAME); Connect fills the fields below from its definition.
+	Server    string
+	Demo      bool
+	URL       string   // an HTTP server
+	Transport string   // auto, http or sse, for URL
+	Headers   []string // -H 'Name: value', parsed by parseHeader
+	// NamedHeaders are the headers of a named server's definition, already
+	// expanded; -H wins over them.
+	NamedHeaders http.Header
+	Bearer       string // env:VAR or file:PATH holding a bearer token
+	CACert       string
+	Insecure     bool
+	Elicit       string   // how to answer elicitation/create; "" declares no elicitation
+	Command      []string // the stdio server's argv, after "--"
+	Env          []string // -e KEY=VAL for the stdio server, parsed by parseEnvVar
+	Cwd          string
+	// InheritEnv gives the stdio server mcpctl's whole environment rather
+	// than the safe default set; Env is added in both cases.
+	InheritEnv bool
+	// MaxMessageSize limits one message in bytes; zero means
+	// [transport.DefaultMaxMessageSize] (for servers add: no limit of the
+	// server's own).
+	MaxMessageSize  int64
+	Timeout         time.Duration
+	ProtocolVersion string
+	Trace           string // "", "-" (stderr) or a file
+	ServerStderr    string // "" (stream to stderr), "quiet" or a file
+	// Grace is how long a stdio server gets at each step of its shutdown;
+	// zero means transport.DefaultGrace. Not a flag: completions shorten it.
+	Grace   time.Duration
+	Verbose bool
+
+	// Given holds the flags of [overridable] that the command line gave:
+	// they win over a named server's own settings. It comes from the
+	// command being run (see [setServerArgs]), never from shared state.
+	Given map[string]bool
+}
+
+// overridable are the flags a named server's definition also sets.
+func overridable() []string {
+	return []string{"timeout", "transport", "max-message-size", "inherit-env"}
+}
+
+// serverFlagUse says what the server flags are for.
+type serverFlagUse int
+
+const (
+	// connectFlags: the command talks to the server; every flag, with the
+	// global defaults.
+	connectFlags serverFlagUse = iota
+	// defineFlags: servers add writes a definition; only what a definition
+	// holds, and no defaults (what is not given is not written).
+	defineFlags
+)
+
+// addServerFlags registers the server flags of a command that talks to a
+// server.
+func addServerFlags(cmd *cobra.Command, o *ServerOptions) {
+	registerServerFlags(cmd, o, connectFlags)
+}
+
+// registerServerFlags registers the server flags on cmd, bound to o: the
+// one place they are declared.
+func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse) {
+	fs := cmd.Flags()
+	connect := use == connectFlags
+	if connect {
+		// The value type lets completion find o (see serverOptionsOf).
+		fs.VarP(&serverNameValue{o: o}, "server", "s", "Use the server `NAME` from mcpctl's config or an editor's MCP file (see mcpctl servers)")
+		fs.BoolVar(&o.Demo, "demo", false, "Use the built-in demo server (in-process, nothing to install)")
+	}
+	fs.StringVar(&o.URL, "url", "", "`URL` of an HTTP server (Streamable HTTP, or legacy HTTP+SSE)")
+	transportDefault, transportHelp := "auto", "HTTP transport for --url: auto, http (Streamable HTTP) or sse (legacy HTTP+SSE)"
+	headerHelp := "Send the HTTP header `'Name: value'` (repeatable; ${VAR} is expanded from the environment)"
+	envHelp := "Set `KEY=VAL` in the stdio server's environment (repeatable)"
+	if !connect {
+		transportDefault, transportHelp = "", "HTTP transport: http (Streamable HTTP) or sse (legacy HTTP+SSE); default: detect"
+		headerHelp = "HTTP header `'Name: value'` for the URL server (repeatable; write ${VAR} to keep a secret out of the file)"
+		envHelp = "`KEY=VAL` in the stdio server's environment (repeatable; write ${VAR} to keep a secret out of the file)"
+	}
+	fs.StringVar(&o.Transport, "transport", transportDefault, transportHelp)
+	fs.StringArrayVarP(&o.Headers, "header", "H", nil, headerHelp)
+	if connect {
+		fs.StringVar(&o.Bearer, "bearer", "", "Send Authorization: Bearer with the token in `env:VAR` or file:PATH")
+		fs.StringVar(&o.CACert, "cacert", "", "Trust the CA certificates in PEM `FILE` for https")
+		fs.BoolVar(&o.Insecure, "insecure", false, "Do not verify the server's TLS certificate (unsafe)")
+		fs.StringVar(&o.Elicit, "elicit", "", "Answer the server's elicitation requests: accept-defaults, decline, cancel or @answers.json (declares the elicitation capability)")
+	}
+	fs.StringArrayVarP(&o.Env, "env", "e", nil, envHelp)
+	fs.StringVar(&o.Cwd, "cwd", "", "Working `directory` for the stdio server")
+	fs.BoolVar(&o.InheritEnv, "inherit-env", false, "Give the stdio server mcpctl's whole environment (default: a safe set such as HOME, PATH, USER, SHELL, TERM and LANG, plus -e)")
+	sizeZero := transport.FormatSize(transport.DefaultMaxMessageSize)
+	sizeZero = strings.ReplaceAll(sizeZero, " ", "")
+	sizeHelp := "Largest single message (stdio line, HTTP body, SSE event) to accept, as `SIZE`: bytes, or with KiB, MiB, GiB, KB, MB, GB"
+	if !connect {
+		sizeZero, sizeHelp = "", "The server's own limit on one message, as `SIZE` (default: the global one)"
+	}
+	fs.Var(&sizeValue{p: &o.MaxMessageSize, zero: sizeZero}, "max-message-size", sizeHelp)
+	if connect {
+		fs.DurationVar(&o.Timeout, "timeout", client.DefaultTimeout, "Timeout for each request to the server")
+		fs.StringVar(&o.ProtocolVersion, "protocol-version", client.LatestProtocolVersion, "MCP protocol `version` to offer in initialize")
+		markSetting(cmd, "timeout")
+		markSetting(cmd, "protocol-version")
+		fs.StringVar(&o.Trace, "trace", "", "Write every JSON-RPC message as NDJSON to `FILE` (- for stderr)")
+		fs.StringVar(&o.ServerStderr, "server-stderr", "", "Where the stdio server's stderr goes: quiet, or a `FILE` (default: mcpctl's stderr)")
+		fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr, and which definition -s NAME uses")
+		_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
+		return
+	}
+	fs.DurationVar(&o.Timeout, "timeout", 0, "The server's own request timeout (default: the global one)")
+	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// serverNameValue is the value of -s: a string, whose type lets
+// [serverOptionsOf] find the options it belongs to.
+type serverNameValue struct{ o *ServerOptions }
+
+func (v *serverNameValue) String() string {
+	if v.o == nil {
+		return ""
+	}
+	return v.o.Server
+}
+func (v *serverNameValue) Set(s string) error { v.o.Server = s; return nil }
+func (v *serverNameValue) Type() string       { return "string" }
+
+// serverOptionsOf returns the server options cmd's flags are bound to, or
+// nil for a command without server flags. Completion uses it to read the
+// partial command line as the command itself would.
+func serverOptionsOf(cmd *cobra.Command) *ServerOptions {
+	f := cmd.Flags().Lookup("server")
+	if f == nil {
+		return nil
+	}
+	if v, ok := f.Value.(*serverNameValue); ok {
+		return v.o
+	}
+	return nil
+}
+
+// sizeValue is a flag holding a size in bytes (see [config.ParseSize]);
+// zero is written as zero, the default it stands for.
+type sizeValue struct {
+	p    *int64
+	zero string
+}
+
+func (v *sizeValue) String() string {
+	if v.p == nil || *v.p == 0 {
+		return v.zero
+	}
+	return strings.ReplaceAll(transport.FormatSize(*v.p), " ", "")
+}
+
+func (v *sizeValue) Set(s string) error {
+	n, err := config.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*v.p = n
+	return nil
+}
+
+func (v *sizeValue) Type() string { return "size" }
+
+// setServerArgs splits cobra's positional arguments at "--": the words after
+// it are the stdio server's command line. It also records which of the
+// flags a named server may set were given on cmd's command line.
+func setServerArgs(cmd *cobra.Command, args []string, o *ServerOptions) []string {
+	o.Given = givenFlags(cmd.Flags())
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		o.Command = args[dash:]
+		return args[:dash]
+	}
+	return args
+}
+
+// givenFlags reports which [overridable] flags fs was given; nil for none.
+func givenFlags(fs *pflag.FlagSet) map[string]bool {
+	var given map[string]bool
+	for _, name := range overridable() {
+		if fs.Changed(name) {
+			if given == nil {
+				given = map[string]bool{}
+			}
+			given[name] = true
+		}
+	}
+	return given
+}
+
+// describe names the server for error messages.
+func (o *ServerOptions) describe() string {
+	if o.Server != "" {
+		return fmt.Sprintf("server %q", o.Server)
+	}
+	if o.Demo {
+		return "the demo server"
+	}
+	if o.URL != "" {
+		if u, err := url.Parse(o.URL); err == nil {
+			return u.Redacted()
+		}
+		return "the --url server"
+	}
+	return fmt.Sprintf("%q", strings.Join(o.Command, " "))
+}
+
+// chosen reports whether the command line names a server in any way.
+func (o *ServerOptions) chosen() bool {
+	return o.Server != "" || o.Demo || o.URL != "" || len(o.Command) > 0
+}
+
+// validate checks the command line: one server chosen, and values that
+// make sense. For -s NAME the checks that depend on the server's kind wait
+// until its definition is known (see [Factory.resolve]).
+func (o *ServerOptions) validate() error {
+	chosen := 0
+	for _, set := range []bool{o.Demo, o.URL != "", len(o.Command) > 0} {
+		if set {
+			chosen++
+		}
+	}
+	switch {
+	case o.Server != "" && chosen > 0:
+		return flagErrorf("-s %s names the server already: drop --demo, --url or the command after --", o.Server)
+	case chosen > 1:
+		return flagErrorf("choose one server: --demo, --url URL, or a stdio command after --")
+	case chosen == 0 && o.Server == "":
+		return flagErrorf("no server given: pass -s NAME, --demo, --url URL, or a stdio server command after --, e.g. mcpctl list -- npx -y @modelcontextprotocol/server-everything")
+	}
+	return o.check()
+}
+
+// check validates the values of the options. Before a named server is
+// resolved, what depends on its kind is left for later.
+func (o *ServerOptions) check() error {
+	unresolved := o.Server != "" && !o.Demo && o.URL == "" && len(o.Command) == 0
+	switch {
+	case !unresolved && o.URL == "" && (len(o.Headers) > 0 || o.Bearer != "" || o.CACert != "" || o.Insecure):
+		return flagErrorf("-H, --bearer, --cacert and --insecure apply to --url servers only")
+	case !unresolved && o.URL != "" && o.InheritEnv:
+		return flagErrorf("--inherit-env applies to stdio servers (a command after --), not to --url")
+	case o.Timeout <= 0:
+		return flagErrorf("--timeout must be positive, got %s", o.Timeout)
+	case o.MaxMessageSize < 0:
+		return flagErrorf("--max-message-size must be positive")
+	}
+	if o.URL != "" {
+		u, err := url.Parse(o.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return flagErrorf("invalid --url %q: expected an http:// or https:// URL", config.RedactURL(o.URL))
+		}
+		switch o.Transport {
+		case "auto", "http", "sse":
+		default:
+			return flagErrorf("invalid --transport %q: expected auto, http or sse", o.Transport)
+		}
+	}
+	for _, h := range o.Headers {
+		if _, _, err := parseHeader(h); err != nil {
+			return err
+		}
+	}
+	for _, kv := range o.Env {
+		if _, _, err := parseEnvVar(kv); err != nil {
+			return err
+		}
+	}
+	if o.ProtocolVersion != "" && !slices.Contains(client.SupportedProtocolVersions, o.ProtocolVersion) {
+		return flagErrorf("unsupported --protocol-version %q (supported: %s)", o.ProtocolVersion, strings.Join(client.SupportedProtocolVersions, ", "))
+	}
+	return nil
+}
+
+// definition checks the options of servers add and returns the definition
+// they describe, named name, with values as given (${…} unexpanded).
+func (o *ServerOptions) definition(name string) (config.Server, error) {
+	s := config.Server{Name: name, URL: o.URL, Cwd: o.Cwd, Transport: o.Transport, Timeout: o.Timeout,
+		MaxMessageSize: o.MaxMessageSize, InheritEnv: o.InheritEnv}
+	switch {
+	case o.URL != "" && len(o.Command) > 0:
+		return s, flagErrorf("a server is either --url URL or a command after --, not both")
+	case o.URL == "" && len(o.Command) == 0:
+		return s, flagErrorf("servers add %s needs --url URL or a command after --", name)
+	case o.URL != "" && (len(o.Env) > 0 || o.Cwd != "" || o.InheritEnv):
+		return s, flagErrorf("-e, --cwd and --inherit-env apply to stdio servers (a command after --), not to --url")
+	case o.URL == "" && (len(o.Headers) > 0 || o.Transport != ""):
+		return s, flagErrorf("-H and --transport apply to --url servers, not to a command")
+	case o.Timeout < 0:
+		return s, flagErrorf("--timeout must be positive, got %s", o.Timeout)
+	}
+	switch o.Transport {
+	case "", "auto", "http", "sse":
+	default:
+		return s, flagErrorf("invalid --transport %q: expected http or sse", o.Transport)
+	}
+	if len(o.Command) > 0 {
+		s.Command, s.Args = o.Command[0], o.Command[1:]
+	}
+	for _, kv := range o.Env {
+		k, v, err := parseEnvVar(kv)
+		if err != nil {
+			return s, err
+		}
+		if s.Env == nil {
+			s.Env = map[string]string{}
+		}
+		s.Env[k] = v
+	}
+	for _, h := range o.Headers {
+		k, v, err := parseHeader(h)
+		if err != nil {
+			return s, err
+		}
+		if s.Headers == nil {
+			s.Headers = map[string]string{}
+		}
+		s.Headers[k] = v
+	}
+	return s, nil
+}
+
+// parseHeader splits a -H argument into the header's name and value: the
+// one parser of -H. A malformed argument's error shows at most the name it
+// starts with, never a value: `invalid -H "X-Api-Key …": expected
+// 'Name: value'`.
+func parseHeader(h string) (name, value string, err error) {
+	name, value, ok := strings.Cut(h, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.IndexFunc(name, func(r rune) bool { return !isTokenChar(r) }) >= 0 {
+		return "", "", flagErrorf("invalid -H %s: expected 'Name: value'", shownPrefix(strings.TrimSpace(h), isTokenChar))
+	}
+	return name, strings.TrimSpace(value), nil
+}
+
+// parseEnvVar splits a -e argument into the variable's name and value: the
+// one parser of -e. A malformed argument's error shows at most the name it
+// starts with, never a value.
+func parseEnvVar(kv string) (name, value string, err error) {
+	name, value, ok := strings.Cut(kv, "=")
+	if !ok || name == "" || strings.IndexFunc(name, func(r rune) bool { return !isEnvNameChar(r) }) >= 0 {
+		return "", "", flagErrorf("invalid -e %s: expected KEY=VAL", shownPrefix(kv, isEnvNameChar))
+	}
+	return name, value, nil
+}
+
+// shownPrefix is what an error may show of a malformed flag argument that
+// may hold a secret: the name it starts with, quoted, followed by "…" for
+// the rest, when a separator (a space, ":" or "=") ends the name. Anything
+// else shows nothing: an argument without such a separator may be a token
+// pasted without its name.
+func shownPrefix(arg string, isName func(rune) bool) string {
+	i := strings.IndexFunc(arg, func(r rune) bool { return !isName(r) })
+	if i <= 0 || !strings.ContainsRune(" \t:=", rune(arg[i])) {
+		return "argument (not shown: it may hold a secret)"
+	}
+	return fmt.Sprintf("%q", arg[:i]+" …")
+}
+
+// isTokenChar reports whether r may be in an HTTP header name (RFC 9110
+// token).
+func isTokenChar(r rune) bool {
+	return r < 0x7f && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r))
+}
+
+// isEnvNameChar reports whether r may be in an environment variable name.
+func isEnvNameChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
+}
