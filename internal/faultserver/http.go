@@ -341,11 +341,13 @@ func (s *server) hugeBody(w http.ResponseWriter, m message) {
 	if sse {
 		bw.WriteString("event: message\ndata: ")
 	}
-	fmt.Fprintf(bw, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, m.ID)
+	// A result that suits tools/list and tools/call alike, the bulk in
+	// _meta.
+	fmt.Fprintf(bw, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[%s],"content":[{"type":"text","text":"ok"}],"_meta":{"padding":"`, m.ID, mustJSON(faultTool()))
 	if writeFill(s.http.ctx, bw, s.cfg.Size) != nil {
 		return
 	}
-	bw.WriteString(`"}]}}`)
+	bw.WriteString(`"}}}`)
 	if sse {
 		bw.WriteString("\n\n")
 	}
