@@ -91,7 +91,7 @@
 // non-JSON; over HTTP with "http" (method and path) and the headers that
 // matter), synced before the message is acted on; -pidfile records the
 // process id before the server starts; over stdio -ready creates FILE when
-// tools/call arrives; over HTTP -ready receives the endpoint URL once the
+// the first request after initialize arrives (the fault is about to start); over HTTP -ready receives the endpoint URL once the
 // server listens. -lifetime (default 60s) ends the server whatever happens,
 // so a client that fails to give up cannot hang a test forever.
 package faultserver
@@ -247,7 +247,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.WriteClo
 	var size sizeFlag
 	logPath := fs.String("log", "", "append every message received, as JSON lines, to `FILE`")
 	pidPath := fs.String("pidfile", "", "write the process id to `FILE` at start")
-	readyPath := fs.String("ready", "", "stdio: create `FILE` when tools/call arrives; HTTP: write the endpoint URL to it")
+	readyPath := fs.String("ready", "", "stdio: create `FILE` when the first request after initialize arrives; HTTP: write the endpoint URL to it")
 	httpAddr := fs.String("http", "", "serve over HTTP on `ADDR` (e.g. 127.0.0.1:0) instead of stdio")
 	lifetime := fs.Duration("lifetime", time.Minute, "end the server after this `duration`, whatever happens")
 	fs.IntVar(&cfg.Count, "n", 0, "`count` of messages, tools, lines or nesting levels (0: the mode's default)")

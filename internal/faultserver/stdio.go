@@ -50,7 +50,8 @@ func (s *server) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 			}
 			return nil
 		}
-		if m.Method == "tools/call" && s.ready != "" {
+		if m.Method != "initialize" && m.isRequest() && initialized && s.ready != "" {
+			// The fault is about to start: a script may now signal mcpctl.
 			if err := os.WriteFile(s.ready, nil, 0o644); err != nil {
 				fmt.Fprintf(s.stderr, "faultserver: creating ready file: %v\n", err)
 			}
