@@ -91,8 +91,9 @@
 // non-JSON; over HTTP with "http" (method and path) and the headers that
 // matter), synced before the message is acted on; -pidfile records the
 // process id before the server starts; over stdio -ready creates FILE when
-// the first request after initialize arrives (the fault is about to start); over HTTP -ready receives the endpoint URL once the
-// server listens. -lifetime (default 60s) ends the server whatever happens,
+// the first request after initialize arrives (the fault is about to
+// start); over HTTP -ready receives the endpoint URL once the server
+// listens. -lifetime (default 60s) ends the server whatever happens,
 // so a client that fails to give up cannot hang a test forever.
 package faultserver
 
