@@ -17,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mcpctl/mcpctl/cmd"
+	"github.com/mcpctl/mcpctl/internal/faultserver"
 	"github.com/mcpctl/mcpctl/internal/testserver"
 )
 
@@ -24,8 +25,9 @@ import (
 // scripts exec them by name.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"mcpctl":     func() { os.Exit(cmd.Main()) },
-		"testserver": func() { os.Exit(testserver.Main()) },
+		"mcpctl":      func() { os.Exit(cmd.Main()) },
+		"testserver":  func() { os.Exit(testserver.Main()) },
+		"faultserver": func() { os.Exit(faultserver.Main()) },
 	})
 }
 

@@ -1,0 +1,197 @@
+package faultserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Texts the modes send, for scripts and tests to match.
+const (
+	// UnknownID is the id the unknown-id mode answers tools/call with.
+	UnknownID = 999999
+	// EscapeText is the text the escape-injection mode sends as tool
+	// content, log data and stderr line: OSC 52 (clipboard write), OSC 0
+	// (window title) and ESC[2J (clear screen) between plain words.
+	EscapeText = "before\x1b]52;c;ZXZpbA==\x07middle\x1b]0;pwned\x07\x1b[2Jafter"
+	// InvalidUTF8Text is the text of the invalid-utf8 mode's result, whose
+	// middle bytes are not UTF-8.
+	InvalidUTF8Text = "valid then \xff\xfe invalid"
+	// CrashLine is what the crash modes write to stderr before exiting.
+	CrashLine = "fatal: simulated crash"
+)
+
+// exitCrash is the exit status of the crash modes.
+const exitCrash = 3
+
+// errCrash ends a crash mode.
+var errCrash = fmt.Errorf("%s", CrashLine)
+
+// handle answers one request: the messages to send, in order, the last
+// being the response (none if the mode never answers). secrets are the
+// credentials the echo-secret mode echoes.
+func (s *server) handle(ctx context.Context, m message, secrets []string) ([][]byte, error) {
+	if m.Method == "initialize" {
+		result := mustJSON(object{
+			"protocolVersion": negotiate(m.Params),
+			"capabilities":    object{"tools": object{}, "logging": object{}},
+			"serverInfo":      object{"name": "faultserver-" + s.cfg.Mode, "version": "1.0.0"},
+		})
+		return [][]byte{response(m.ID, result)}, nil
+	}
+	var (
+		out [][]byte
+		err error
+	)
+	switch m.Method {
+	case "ping", "logging/setLevel":
+		out = [][]byte{response(m.ID, []byte("{}"))}
+	case "tools/list":
+		out, err = s.toolsList(ctx, m)
+	case "tools/call":
+		out, err = s.toolsCall(m, secrets)
+	default:
+		out = [][]byte{errorResponse(m.ID, -32601, "method not found: "+m.Method)}
+	}
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	if s.cfg.Mode == "batch-answer" {
+		last := len(out) - 1
+		out[last] = append(append([]byte("["), out[last]...), ']')
+	}
+	return out, nil
+}
+
+func (s *server) toolsList(ctx context.Context, m message) ([][]byte, error) {
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	_ = json.Unmarshal(m.Params, &p) // absent or malformed params: the first page
+	result := object{"tools": []any{faultTool()}}
+	switch s.cfg.Mode {
+	case "many-tools":
+		start := 0
+		if p.Cursor != "" {
+			n, err := strconv.Atoi(strings.TrimPrefix(p.Cursor, "from-"))
+			if err != nil || n < 0 || n > s.cfg.Count {
+				return [][]byte{errorResponse(m.ID, -32602, fmt.Sprintf("invalid cursor %q", p.Cursor))}, nil
+			}
+			start = n
+		}
+		end := s.cfg.Count
+		if s.cfg.PageSize > 0 {
+			end = min(start+s.cfg.PageSize, s.cfg.Count)
+		}
+		tools := make([]any, 0, end-start)
+		for i := start; i < end; i++ {
+			tools = append(tools, object{"name": fmt.Sprintf("tool%05d", i+1), "inputSchema": object{"type": "object"}})
+		}
+		result = object{"tools": tools}
+		if end < s.cfg.Count {
+			result["nextCursor"] = fmt.Sprintf("from-%d", end)
+		}
+	case "cursor-loop":
+		next := map[string]string{"": "a", "a": "b", "b": "a"}[p.Cursor]
+		result = object{"tools": []any{object{"name": "tool-" + next, "inputSchema": object{"type": "object"}}}, "nextCursor": next}
+	case "fresh-cursor-forever":
+		if err := sleep(ctx, s.cfg.Delay); err != nil {
+			return nil, err
+		}
+		page, _ := strconv.Atoi(strings.TrimPrefix(p.Cursor, "page-")) // the first page has none
+		tools := make([]any, 0, max(s.cfg.PageSize, 1))
+		for i := range max(s.cfg.PageSize, 1) {
+			tools = append(tools, object{"name": fmt.Sprintf("tool-%d-%d", page, i), "inputSchema": object{"type": "object"}})
+		}
+		result = object{"tools": tools, "nextCursor": fmt.Sprintf("page-%d", page+1)}
+	}
+	return [][]byte{response(m.ID, mustJSON(result))}, nil
+}
+
+func (s *server) toolsCall(m message, secrets []string) ([][]byte, error) {
+	id := m.ID
+	switch s.cfg.Mode {
+	case "invalid-utf8":
+		// Built by hand: encoding/json would replace the invalid bytes.
+		return [][]byte{response(id, []byte(`{"content":[{"type":"text","text":"`+InvalidUTF8Text+`"}]}`))}, nil
+	case "notification-flood":
+		out := make([][]byte, 0, s.cfg.Count+1)
+		for i := range s.cfg.Count {
+			out = append(out, logMessage(fmt.Sprintf("flood message %d of %d", i+1, s.cfg.Count)))
+		}
+		return append(out, response(id, textResult("ok"))), nil
+	case "request-flood":
+		out := make([][]byte, 0, s.cfg.Count+1)
+		for i := range s.cfg.Count {
+			out = append(out, request(fmt.Sprintf("flood-%d", i+1), s.cfg.Method, object{}))
+		}
+		return append(out, response(id, textResult("ok"))), nil
+	case "unknown-id":
+		return [][]byte{response(json.RawMessage(strconv.Itoa(UnknownID)), textResult("answer to nobody"))}, nil
+	case "string-id":
+		return [][]byte{response(json.RawMessage(strconv.Quote(string(id))), textResult("answer with a string id"))}, nil
+	case "deep-nesting":
+		n := s.cfg.Count
+		var b bytes.Buffer
+		b.WriteString(`{"content":[{"type":"text","text":"deep"}],"structuredContent":{"nested":`)
+		b.WriteString(strings.Repeat("[", n))
+		b.WriteString(strings.Repeat("]", n))
+		b.WriteString("}}")
+		return [][]byte{response(id, b.Bytes())}, nil
+	case "huge-result":
+		return [][]byte{response(id, textResult(hugeText(s.cfg.Size)))}, nil
+	case "echo-secret":
+		seen := strings.Join(secrets, " ")
+		return [][]byte{
+			logMessage("received credentials: " + seen),
+			errorResponse(id, -32001, "access denied for credentials: "+seen),
+		}, nil
+	case "escape-injection":
+		fmt.Fprintln(s.stderr, EscapeText)
+		return [][]byte{logMessage(EscapeText), response(id, textResult(EscapeText))}, nil
+	case "print-env":
+		env := os.Environ()
+		slices.Sort(env)
+		return [][]byte{response(id, textResult(strings.Join(env, "\n")))}, nil
+	}
+	var p struct {
+		Arguments struct {
+			Message string `json:"message"`
+		} `json:"arguments"`
+	}
+	_ = json.Unmarshal(m.Params, &p) // no message: "ok"
+	if p.Arguments.Message == "" {
+		p.Arguments.Message = "ok"
+	}
+	return [][]byte{response(id, textResult(p.Arguments.Message))}, nil
+}
+
+// hugeText is size bytes of 'x' ending in "END" (or just x's when size is
+// under 3), so a reader can tell the whole text arrived.
+func hugeText(size int64) string {
+	if size < 3 {
+		return strings.Repeat("x", int(max(size, 0)))
+	}
+	return strings.Repeat("x", int(size-3)) + "END"
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
