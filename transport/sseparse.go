@@ -23,10 +23,22 @@ type sseEvent struct {
 // "event stream interpretation" rules: CRLF, LF and CR line endings; ':'
 // comments; the fields event, data, id and retry; a blank line dispatches.
 //
-// Lines have no length limit and an event's data is accumulated once, so a
-// single 50 MB message costs about twice its size in memory, not more.
+// An event's data is held once: the buffer of a single data line becomes
+// the event's data without a copy. With max set, an event whose data (or
+// any one line) exceeds max bytes is skipped as it is read: the excess is
+// discarded, never buffered, and Next reports an [*eventTooLargeError]
+// once the event ends, then goes on with the next event.
 type sseReader struct {
 	r *bufio.Reader
+	// max limits an event's data and any line; 0 means no limit.
+	max int64
+	// tooBig: the event being read went over max; head keeps the start of
+	// its data (up to sniffLen bytes) for the caller to find its id.
+	tooBig bool
+	head   []byte
+	// lineCut: the current line went over max; the rest of it is being
+	// discarded.
+	lineCut bool
 
 	// lastID is the last event ID string: what a reconnection sends as
 	// Last-Event-ID. It is updated when an event is dispatched (even one
@@ -54,17 +66,44 @@ func newSSEReader(r io.Reader, lastID string) *sseReader {
 	return &sseReader{r: bufio.NewReaderSize(r, 64<<10), lastID: lastID, idBuf: lastID}
 }
 
+// sniffLen is how much of an oversized event's data is kept, to tell whose
+// answer it was.
+const sniffLen = 4 << 10
+
+// eventTooLargeError is what Next returns for an event skipped because of
+// its size. Head is the start of its data.
+type eventTooLargeError struct {
+	Head []byte
+}
+
+func (e *eventTooLargeError) Error() string { return "SSE event over the size limit" }
+
 // Next returns the next event with data. At the end of input it returns
 // io.EOF (or the read error); an event not terminated by a blank line is
-// discarded, as the standard requires.
+// discarded, as the standard requires. An event over the size limit is
+// reported as an *eventTooLargeError when it ends; reading can go on.
 func (p *sseReader) Next() (sseEvent, error) {
 	for {
 		line, err := p.readLine()
 		if err != nil {
-			p.data, p.hasData, p.eventType = p.data[:0], false, ""
+			p.reset()
 			return sseEvent{}, err
 		}
+		if p.lineCut {
+			// The start of a line too long to keep: the event is lost.
+			p.lineCut = false
+			if len(line) > 0 && line[0] != ':' {
+				p.overflow(line)
+			}
+			continue
+		}
 		if len(line) == 0 {
+			if p.tooBig {
+				p.lastID = p.idBuf
+				head := p.head
+				p.reset()
+				return sseEvent{}, &eventTooLargeError{Head: head}
+			}
 			p.lastID = p.idBuf
 			// Each data line appended a "\n"; the last one is removed.
 			// WHATWG dispatches "data:" with an empty value as an empty
@@ -80,7 +119,42 @@ func (p *sseReader) Next() (sseEvent, error) {
 			p.data, p.hasData, p.eventType = nil, false, ""
 			return ev, nil
 		}
+		if p.tooBig {
+			// Only the id (and retry) of a skipped event still count.
+			if bytes.HasPrefix(line, []byte("id")) || bytes.HasPrefix(line, []byte("retry")) {
+				p.field(line)
+			}
+			continue
+		}
 		p.field(line)
+		if p.max > 0 && int64(len(p.data)) > p.max+1 {
+			p.overflow(nil)
+		}
+	}
+}
+
+// reset forgets the event being built.
+func (p *sseReader) reset() {
+	p.data, p.hasData, p.eventType = p.data[:0], false, ""
+	p.tooBig, p.head, p.lineCut = false, nil, false
+}
+
+// overflow marks the current event as too large, keeping the start of its
+// data (or of line, the start of a data line cut short) and releasing the
+// rest.
+func (p *sseReader) overflow(line []byte) {
+	if p.tooBig {
+		return
+	}
+	p.tooBig = true
+	src := p.data
+	if len(src) == 0 && bytes.HasPrefix(line, []byte("data:")) {
+		src = bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+	}
+	p.head = bytes.Clone(src[:min(len(src), sniffLen)])
+	p.data, p.hasData = nil, false
+	if cap(p.line) > 64<<10 {
+		p.line = nil
 	}
 }
 
@@ -100,8 +174,15 @@ func (p *sseReader) field(line []byte) {
 	case "event":
 		p.eventType = string(value)
 	case "data":
-		p.data = append(p.data, value...)
-		p.data = append(p.data, '\n')
+		if !p.hasData && len(value) > 64<<10 {
+			// A big single line: its buffer becomes the event's data, so
+			// the message is held once. The line buffer starts afresh.
+			p.data = append(value, '\n')
+			p.line = nil
+		} else {
+			p.data = append(p.data, value...)
+			p.data = append(p.data, '\n')
+		}
 		p.hasData = true
 	case "id":
 		if bytes.IndexByte(value, 0) < 0 {
@@ -126,9 +207,19 @@ func (p *sseReader) field(line []byte) {
 
 // readLine returns the next line without its terminator. The slice is valid
 // until the next call. A final line with no terminator is not a line: at the
-// end of input it is dropped and the error returned.
+// end of input it is dropped and the error returned. A line longer than
+// max is cut: its start (sniffLen bytes) is returned with lineCut set, the
+// rest is discarded as it arrives.
 func (p *sseReader) readLine() ([]byte, error) {
 	p.line = p.line[:0]
+	limit := -1
+	if p.max > 0 {
+		limit = int(min(p.max+int64(len("data: \n")), int64(^uint(0)>>1)))
+		if p.tooBig {
+			// The event is lost already: keep no more than its field name.
+			limit = sniffLen
+		}
+	}
 	if !p.started {
 		p.started = true
 		// A leading byte-order mark is not part of the first line. Peek
@@ -160,12 +251,30 @@ func (p *sseReader) readLine() ([]byte, error) {
 			end = cr
 		}
 		if end >= 0 {
-			p.line = append(p.line, buf[:end]...)
+			p.keep(buf[:end], limit)
 			p.afterCR = buf[end] == '\r'
 			p.r.Discard(end + 1)
 			return p.line, nil
 		}
-		p.line = append(p.line, buf...)
+		p.keep(buf, limit)
 		p.r.Discard(len(buf))
+	}
+}
+
+// keep appends chunk to the current line unless the line went over limit
+// (negative: none); past it only the first sniffLen bytes are kept.
+func (p *sseReader) keep(chunk []byte, limit int) {
+	if limit < 0 || len(p.line)+len(chunk) <= limit && !p.lineCut {
+		p.line = append(p.line, chunk...)
+		return
+	}
+	if !p.lineCut {
+		p.lineCut = true
+		if len(p.line) > sniffLen {
+			p.line = p.line[:sniffLen]
+		}
+	}
+	if room := sniffLen - len(p.line); room > 0 {
+		p.line = append(p.line, chunk[:min(room, len(chunk))]...)
 	}
 }
