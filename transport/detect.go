@@ -61,9 +61,9 @@ type autoConn struct {
 
 	decideMu sync.Mutex // held by the Write that decides
 
-	mu     sync.Mutex
-	inner  Connection    // set once, before chosen is closed
-	chosen chan struct{} // closed when inner is set
+	mu      sync.Mutex
+	inner   Connection    // set once, before chosen is closed
+	chosen  chan struct{} // closed when inner is set
 	closed  bool
 	version string // from SetProtocolVersion, for the connection chosen later
 	done    chan struct{}

@@ -348,6 +348,7 @@ func (b *httpBase) warnLine(msg string) {
 func collapseLine(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
+
 // closeIdle releases the idle connections of a client made here.
 func (b *httpBase) closeIdle() {
 	if b.ownsHTTP {
