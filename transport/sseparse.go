@@ -25,9 +25,10 @@ type sseEvent struct {
 //
 // An event's data is held once: the buffer of a single data line becomes
 // the event's data without a copy. With max set, an event whose data (or
-// any one line) exceeds max bytes is skipped as it is read: the excess is
-// discarded, never buffered, and Next reports an [*eventTooLargeError]
-// once the event ends, then goes on with the next event.
+// any one line) exceeds max bytes is skipped as it is read: Next reports an
+// [*eventTooLargeError] as soon as the event goes over the limit; if the
+// caller reads on, the rest of the event is discarded, never buffered, and
+// the next event follows.
 type sseReader struct {
 	r *bufio.Reader
 	// max limits an event's data and any line; 0 means no limit.
@@ -36,9 +37,11 @@ type sseReader struct {
 	// its data (up to sniffLen bytes) for the caller to find its id.
 	tooBig bool
 	head   []byte
-	// lineCut: the current line went over max; the rest of it is being
-	// discarded.
-	lineCut bool
+	report bool // tooBig was just set: Next reports it
+	// lineCut: the line just read went over max and was cut; discarding:
+	// the rest of that line is still to be skipped.
+	lineCut    bool
+	discarding bool
 
 	// lastID is the last event ID string: what a reconnection sends as
 	// Last-Event-ID. It is updated when an event is dispatched (even one
@@ -81,7 +84,8 @@ func (e *eventTooLargeError) Error() string { return "SSE event over the size li
 // Next returns the next event with data. At the end of input it returns
 // io.EOF (or the read error); an event not terminated by a blank line is
 // discarded, as the standard requires. An event over the size limit is
-// reported as an *eventTooLargeError when it ends; reading can go on.
+// reported as an *eventTooLargeError as soon as it goes over; reading can
+// go on.
 func (p *sseReader) Next() (sseEvent, error) {
 	for {
 		line, err := p.readLine()
@@ -95,14 +99,17 @@ func (p *sseReader) Next() (sseEvent, error) {
 			if len(line) > 0 && line[0] != ':' {
 				p.overflow(line)
 			}
+			if big := p.reported(); big != nil {
+				return sseEvent{}, big
+			}
 			continue
 		}
 		if len(line) == 0 {
 			if p.tooBig {
+				// The end of an event skipped for its size.
 				p.lastID = p.idBuf
-				head := p.head
 				p.reset()
-				return sseEvent{}, &eventTooLargeError{Head: head}
+				continue
 			}
 			p.lastID = p.idBuf
 			// Each data line appended a "\n"; the last one is removed.
@@ -129,14 +136,27 @@ func (p *sseReader) Next() (sseEvent, error) {
 		p.field(line)
 		if p.max > 0 && int64(len(p.data)) > p.max+1 {
 			p.overflow(nil)
+			if big := p.reported(); big != nil {
+				return sseEvent{}, big
+			}
 		}
 	}
+}
+
+// reported returns the error for an event that just went over the limit,
+// once.
+func (p *sseReader) reported() error {
+	if !p.report {
+		return nil
+	}
+	p.report = false
+	return &eventTooLargeError{Head: p.head}
 }
 
 // reset forgets the event being built.
 func (p *sseReader) reset() {
 	p.data, p.hasData, p.eventType = p.data[:0], false, ""
-	p.tooBig, p.head, p.lineCut = false, nil, false
+	p.tooBig, p.head, p.lineCut, p.report = false, nil, false, false
 }
 
 // overflow marks the current event as too large, keeping the start of its
@@ -146,11 +166,12 @@ func (p *sseReader) overflow(line []byte) {
 	if p.tooBig {
 		return
 	}
-	p.tooBig = true
+	p.tooBig, p.report = true, true
 	src := p.data
 	if len(src) == 0 && bytes.HasPrefix(line, []byte("data:")) {
 		src = bytes.TrimPrefix(line[len("data:"):], []byte(" "))
 	}
+	src = bytes.TrimSuffix(src, []byte("\n")) // the separator data lines get
 	p.head = bytes.Clone(src[:min(len(src), sniffLen)])
 	p.data, p.hasData = nil, false
 	if cap(p.line) > 64<<10 {
@@ -208,8 +229,9 @@ func (p *sseReader) field(line []byte) {
 // readLine returns the next line without its terminator. The slice is valid
 // until the next call. A final line with no terminator is not a line: at the
 // end of input it is dropped and the error returned. A line longer than
-// max is cut: its start (sniffLen bytes) is returned with lineCut set, the
-// rest is discarded as it arrives.
+// max is cut: its start (up to sniffLen bytes) is returned at once with
+// lineCut set, and the next call first discards the rest of it as it
+// arrives.
 func (p *sseReader) readLine() ([]byte, error) {
 	p.line = p.line[:0]
 	limit := -1
@@ -250,31 +272,46 @@ func (p *sseReader) readLine() ([]byte, error) {
 		if cr := bytes.IndexByte(search, '\r'); cr >= 0 {
 			end = cr
 		}
+		if p.discarding {
+			// The rest of a line cut short.
+			if end < 0 {
+				p.r.Discard(len(buf))
+				continue
+			}
+			p.discarding = false
+			p.afterCR = buf[end] == '\r'
+			p.r.Discard(end + 1)
+			continue
+		}
+		seg := buf
 		if end >= 0 {
-			p.keep(buf[:end], limit)
+			seg = buf[:end]
+		}
+		if limit >= 0 && len(p.line)+len(seg) > limit {
+			// Too long: keep its start, return now, discard the rest
+			// later. What is kept does not depend on how reads split
+			// the input: there are more than limit bytes by now.
+			keep := min(sniffLen, limit+1)
+			if len(p.line) < keep {
+				p.line = append(p.line, seg[:keep-len(p.line)]...)
+			}
+			p.line = p.line[:keep]
+			p.lineCut = true
+			if end >= 0 {
+				p.afterCR = buf[end] == '\r'
+				p.r.Discard(end + 1)
+			} else {
+				p.r.Discard(len(buf))
+				p.discarding = true
+			}
+			return p.line, nil
+		}
+		p.line = append(p.line, seg...)
+		if end >= 0 {
 			p.afterCR = buf[end] == '\r'
 			p.r.Discard(end + 1)
 			return p.line, nil
 		}
-		p.keep(buf, limit)
 		p.r.Discard(len(buf))
-	}
-}
-
-// keep appends chunk to the current line unless the line went over limit
-// (negative: none); past it only the first sniffLen bytes are kept.
-func (p *sseReader) keep(chunk []byte, limit int) {
-	if limit < 0 || len(p.line)+len(chunk) <= limit && !p.lineCut {
-		p.line = append(p.line, chunk...)
-		return
-	}
-	if !p.lineCut {
-		p.lineCut = true
-		if len(p.line) > sniffLen {
-			p.line = p.line[:sniffLen]
-		}
-	}
-	if room := sniffLen - len(p.line); room > 0 {
-		p.line = append(p.line, chunk[:min(room, len(chunk))]...)
 	}
 }

@@ -39,7 +39,11 @@ func (c *streamableConn) consume(body io.Reader, st *streamState, owner msgInfo)
 			var big *eventTooLargeError
 			if errors.As(err, &big) {
 				st.progress = true
-				c.skippedEvent(big.Head, st.name, owner)
+				if c.skippedEvent(big.Head, st.name, owner) {
+					// It was the answer this stream exists for: the rest
+					// of the stream is not worth reading.
+					return nil
+				}
 				continue
 			}
 			if errors.Is(err, io.EOF) {
@@ -60,18 +64,23 @@ func (c *streamableConn) consume(body io.Reader, st *streamState, owner msgInfo)
 
 // skippedEvent reports an event dropped for its size: as the failure of
 // the request it answered when that is pending (by the id at its start, or
-// else the request whose stream it came on), otherwise as a warning.
-func (c *streamableConn) skippedEvent(head []byte, from string, owner msgInfo) {
+// else the request whose stream it came on), otherwise as a warning. It
+// reports whether the event was owner's answer.
+func (c *streamableConn) skippedEvent(head []byte, from string, owner msgInfo) (ownerAnswer bool) {
 	tooBig := &MessageTooLargeError{What: "SSE event", Limit: c.maxMsg}
 	rawID, method := sniffID(head)
-	switch id := normID(rawID); {
+	id := normID(rawID)
+	switch {
+	case method == "" && id != "" && id == owner.id && c.isPending(id),
+		method == "" && id == "" && owner.isRequest() && c.isPending(owner.id):
+		c.failRequest(owner, tooBig)
+		return true
 	case method == "" && id != "" && c.isPending(id):
 		c.failRequest(msgInfo{method: "request", id: id, rawID: rawID}, tooBig)
-	case method == "" && id == "" && owner.isRequest() && c.isPending(owner.id):
-		c.failRequest(owner, tooBig)
 	default:
 		c.warnLine(fmt.Sprintf("skipped an event on %s: %v", from, tooBig))
 	}
+	return false
 }
 
 // postStream reads the SSE answer to request m, resuming it with GET and
