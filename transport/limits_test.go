@@ -407,3 +407,57 @@ func TestRedactorShared(t *testing.T) {
 		t.Errorf("the Redactor did not learn the header value: %q", got)
 	}
 }
+
+// TestSSELegacyMessageTooLarge: on the legacy transport's one stream, an
+// oversized event answering a pending request fails that request; one
+// answering nothing pending is a warning; the stream goes on.
+func TestSSELegacyMessageTooLarge(t *testing.T) {
+	const limit = 64 << 10
+	big := strings.Repeat("x", 2*limit)
+	posted := make(chan rpcRequest, 10)
+	ts := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "POST" {
+			posted <- readRPC(t, r)
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		sseHeaders(w)
+		fmt.Fprint(w, "event: endpoint\ndata: /messages\n\n")
+		flush(w)
+		for {
+			select {
+			case m := <-posted:
+				switch m.Method {
+				case "tools/call":
+					fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{\"x\":\"%s\"}}\n\n", big)
+					fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"x\":\"%s\"}}\n\n", m.ID, big)
+				case "ping":
+					fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", m.ID)
+				}
+				flush(w)
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}))
+	var warn syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	conn, err := (&transport.SSE{Options: transport.HTTPOptions{URL: ts.URL + "/sse", MaxMessageSize: limit, Warn: &warn}}).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustWrite(t, conn, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}`)
+	_, err = conn.Read(ctx)
+	var re *transport.RequestError
+	var tl *transport.MessageTooLargeError
+	if !errors.As(err, &re) || string(re.ID) != "2" || !errors.As(err, &tl) {
+		t.Fatalf("Read: %v, want a *RequestError for id 2", err)
+	}
+	if !strings.Contains(warn.String(), "skipped an event on "+ts.URL+"/sse: SSE event larger than the 64 KiB message size limit") {
+		t.Errorf("warnings:\n%s", warn.String())
+	}
+	mustWrite(t, conn, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	mustRead(t, conn, `"id":3`)
+}
