@@ -99,7 +99,9 @@ type HTTPOptions struct {
 	OnEvent func(event string, detail any)
 	// Warn receives one line, "mcpctl: protocol violation: …", per server
 	// misbehaviour that does not stop the session (a non-JSON event, a
-	// body where none belongs). Nil discards them.
+	// body where none belongs), and "mcpctl: warning: …" for a message
+	// skipped for its size that answered no pending request. Lines are
+	// redacted. Nil discards them.
 	Warn io.Writer
 
 	// MaxMessageSize limits one message: a JSON response body or one SSE
