@@ -23,8 +23,12 @@ import (
 // for the rest of the connection. A 400 whose body is a JSON-RPC response
 // to the message is an answer, not a refusal, so no fallback happens.
 //
-// Read waits until the choice is made. Everything else behaves as
-// [StreamableHTTP] or [SSE] does.
+// A refused redirect ([*RedirectError]) and a session that expired are
+// errors, not reasons to fall back.
+//
+// Read waits until the choice is made. SetProtocolVersion is passed on to
+// the chosen connection (legacy SSE has no use for it). Everything else,
+// concurrency rules included, behaves as [StreamableHTTP] or [SSE] does.
 type Auto struct {
 	// Options configure the connection; URL is the server's URL.
 	Options HTTPOptions
@@ -57,11 +61,12 @@ type autoConn struct {
 
 	decideMu sync.Mutex // held by the Write that decides
 
-	mu     sync.Mutex
-	inner  Connection    // set once, before chosen is closed
-	chosen chan struct{} // closed when inner is set
-	closed bool
-	done   chan struct{}
+	mu      sync.Mutex
+	inner   Connection    // set once, before chosen is closed
+	chosen  chan struct{} // closed when inner is set
+	closed  bool
+	version string // from SetProtocolVersion, for the connection chosen later
+	done    chan struct{}
 
 	closeOnce sync.Once
 }
@@ -123,6 +128,24 @@ func (a *autoConn) Write(ctx context.Context, msg json.RawMessage) error {
 	return a.choose(legacy, "sse")
 }
 
+// SetProtocolVersion implements [ProtocolVersionSetter], for whichever
+// connection is (or will be) chosen.
+func (a *autoConn) SetProtocolVersion(version string) {
+	a.mu.Lock()
+	a.version = version
+	inner := a.inner
+	a.mu.Unlock()
+	if inner == nil {
+		// Undecided: the Streamable HTTP attempt is the one that sends
+		// requests until the choice.
+		a.first.SetProtocolVersion(version)
+		return
+	}
+	if s, ok := inner.(ProtocolVersionSetter); ok {
+		s.SetProtocolVersion(version)
+	}
+}
+
 // choose makes c the connection for good, unless Close came first.
 func (a *autoConn) choose(c Connection, name string) error {
 	a.mu.Lock()
@@ -132,6 +155,9 @@ func (a *autoConn) choose(c Connection, name string) error {
 		return ErrClosed
 	}
 	a.inner = c
+	if s, ok := c.(ProtocolVersionSetter); ok && a.version != "" {
+		s.SetProtocolVersion(a.version)
+	}
 	close(a.chosen)
 	a.mu.Unlock()
 	a.base.event(EventTransportChosen, name)

@@ -31,9 +31,12 @@ const (
 	// EventSessionID: the server assigned a session (Mcp-Session-Id). The
 	// detail is the ID's length, never the ID itself.
 	EventSessionID = "session id received"
-	// EventProtocolVersion: the MCP-Protocol-Version header to be sent
-	// from now on; detail is the version.
+	// EventProtocolVersion: the client set the MCP-Protocol-Version header
+	// to send from now on ([ProtocolVersionSetter]); detail is the version.
 	EventProtocolVersion = "protocol version header"
+	// EventRedirect: a same-origin 307 or 308 redirect was followed; detail
+	// reads "307 → URL". Other redirects are refused ([RedirectError]).
+	EventRedirect = "redirect"
 	// EventReconnecting: an event stream ended early and is being resumed;
 	// detail says which stream, the Last-Event-ID and the delay.
 	EventReconnecting = "reconnecting"
@@ -46,9 +49,9 @@ const (
 	// EventGetStreamEnded: the GET event stream ended for good; detail is
 	// the reason.
 	EventGetStreamEnded = "get stream ended"
-	// EventSessionExpired: a request carrying the session ID got 404 and
-	// the transport re-initialized (detail "re-initialized") or could not
-	// (detail is the error).
+	// EventSessionExpired: a request carrying the session ID got 404; the
+	// connection forgot the session and Write returned a
+	// [*SessionExpiredError]. Detail is the method that got the 404.
 	EventSessionExpired = "session expired"
 	// EventFallback: [Auto]'s Streamable HTTP attempt was refused with the
 	// status in detail; the legacy SSE transport is tried next.
@@ -76,12 +79,16 @@ type HTTPOptions struct {
 	// (legacy HTTP+SSE), http or https.
 	URL string
 	// Header holds extra headers sent with every request, such as
-	// Authorization. Their values never appear in errors or events: any
-	// occurrence in a server's error body is replaced by "[redacted]".
+	// Authorization. They are sent to the origin of URL only (see
+	// [RedirectError]), and their values never appear in errors, events or
+	// warnings: they are added to Redactor.
 	Header http.Header
 	// Client sends the requests. Nil means a client made by
 	// [NewHTTPClient] with TLSConfig; a caller-supplied client must have no
-	// overall Timeout, because event streams are long-lived.
+	// overall Timeout, because event streams are long-lived. The transport
+	// uses a copy whose CheckRedirect enforces the redirect policy of
+	// [RedirectError] before the client's own; the client itself is not
+	// modified.
 	Client *http.Client
 	// TLSConfig is used when Client is nil (for a custom CA or
 	// InsecureSkipVerify). Nil means the system roots.
@@ -92,14 +99,22 @@ type HTTPOptions struct {
 	OnEvent func(event string, detail any)
 	// Warn receives one line, "mcpctl: protocol violation: …", per server
 	// misbehaviour that does not stop the session (a non-JSON event, a
-	// body where none belongs). Nil discards them.
+	// body where none belongs), and "mcpctl: warning: …" for a message
+	// skipped for its size that answered no pending request. Lines are
+	// redacted. Nil discards them.
 	Warn io.Writer
 
 	// MaxMessageSize limits one message: a JSON response body or one SSE
-	// event. Zero means [DefaultMaxMessageSize].
+	// event. Zero means [DefaultMaxMessageSize]. A message over it is
+	// discarded without being buffered and reported as a
+	// [*MessageTooLargeError]: wrapped in a [*RequestError] when it was (or
+	// may have been) the answer to a pending request, else as a warning.
 	MaxMessageSize int64
-	// Redactor, if set, hides secrets beyond the values of Header in
-	// everything the transport reports (errors, events, warnings).
+	// Redactor hides secrets in everything the transport reports (errors,
+	// body excerpts, events, warnings). The transport adds the values of
+	// Header to it (and, for "Bearer TOKEN", the token alone), so the caller
+	// can use the same Redactor for its own output and traces. Nil means a
+	// Redactor of the transport's own with the values of Header only.
 	Redactor *Redactor
 
 	// Retry overrides [DefaultRetry], for tests.
@@ -231,13 +246,14 @@ func describeNetError(err error) string {
 }
 
 // httpBase is what the HTTP connections share: the client, the headers and
-// the reporting hooks.
+// the reporting hooks. It is immutable after newHTTPBase.
 type httpBase struct {
 	opts     HTTPOptions
-	client   *http.Client
-	ownsHTTP bool // client made here: close its idle connections at the end
+	client   *http.Client // a copy of the caller's, with the redirect policy
+	ownsHTTP bool         // client made here: close its idle connections at the end
 	url      *url.URL
-	secrets  [][]byte
+	redactor *Redactor
+	maxMsg   int64 // the message size limit in effect
 }
 
 func newHTTPBase(opts HTTPOptions) (*httpBase, error) {
@@ -254,11 +270,19 @@ func newHTTPBase(opts HTTPOptions) (*httpBase, error) {
 	if u.Host == "" {
 		return nil, fmt.Errorf("bad URL %q: no host", u.Redacted())
 	}
-	b := &httpBase{opts: opts, client: opts.Client, url: u}
-	if b.client == nil {
-		b.client = NewHTTPClient(opts.TLSConfig)
+	b := &httpBase{opts: opts, url: u, redactor: opts.Redactor, maxMsg: opts.MaxMessageSize}
+	if b.redactor == nil {
+		b.redactor = NewRedactor()
+	}
+	if b.maxMsg <= 0 {
+		b.maxMsg = DefaultMaxMessageSize
+	}
+	client := opts.Client
+	if client == nil {
+		client = NewHTTPClient(opts.TLSConfig)
 		b.ownsHTTP = true
 	}
+	b.client = b.withRedirectPolicy(client)
 	if b.opts.Retry <= 0 {
 		b.opts.Retry = DefaultRetry
 	}
@@ -270,47 +294,61 @@ func newHTTPBase(opts HTTPOptions) (*httpBase, error) {
 	}
 	for _, vs := range opts.Header {
 		for _, v := range vs {
-			b.addSecret(v)
+			// The Redactor ignores values too short to be secrets.
+			b.redactor.Add(v)
 			// "Bearer abc": the token alone is just as secret.
-			if _, tok, ok := strings.Cut(v, " "); ok {
-				b.addSecret(tok)
+			if _, tok, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+				b.redactor.Add(tok)
 			}
 		}
 	}
-	// Longest first, so that a token inside a longer value is not
-	// replaced before the value itself.
-	sort.Slice(b.secrets, func(i, j int) bool { return len(b.secrets[i]) > len(b.secrets[j]) })
 	return b, nil
 }
 
-func (b *httpBase) addSecret(s string) {
-	s = strings.TrimSpace(s)
-	// Very short values (a "1" flag) are not secrets worth mangling text for.
-	if len(s) >= 4 {
-		b.secrets = append(b.secrets, []byte(s))
-	}
-}
-
 // redact replaces every secret in s.
-func (b *httpBase) redact(s []byte) []byte {
-	for _, sec := range b.secrets {
-		if bytes.Contains(s, sec) {
-			s = bytes.ReplaceAll(s, sec, []byte("[redacted]"))
+func (b *httpBase) redact(s []byte) []byte { return b.redactor.Bytes(s) }
+
+// urlString is u for messages: without a password or any secret.
+func (b *httpBase) urlString(u *url.URL) string { return b.redactor.String(redactURL(u)) }
+
+// event reports name through OnEvent, with the secrets of string details
+// (and of string values of map details) redacted.
+func (b *httpBase) event(name string, detail any) {
+	if b.opts.OnEvent == nil {
+		return
+	}
+	switch d := detail.(type) {
+	case string:
+		detail = b.redactor.String(d)
+	case map[string]any:
+		for k, v := range d {
+			if s, ok := v.(string); ok {
+				d[k] = b.redactor.String(s)
+			}
 		}
 	}
-	return s
+	b.opts.OnEvent(name, detail)
 }
 
-func (b *httpBase) event(name string, detail any) {
-	if b.opts.OnEvent != nil {
-		b.opts.OnEvent(name, detail)
-	}
-}
-
+// warnf writes one protocol-violation line to Warn, redacted.
 func (b *httpBase) warnf(format string, args ...any) {
 	if b.opts.Warn != nil {
-		fmt.Fprintf(b.opts.Warn, "mcpctl: protocol violation: "+format+"\n", args...)
+		line := fmt.Sprintf("mcpctl: protocol violation: "+format, args...)
+		fmt.Fprintln(b.opts.Warn, b.redactor.String(collapseLine(line)))
 	}
+}
+
+// warnLine writes one warning line to Warn, redacted: for what is no
+// protocol violation (a message over the size limit).
+func (b *httpBase) warnLine(msg string) {
+	if b.opts.Warn != nil {
+		fmt.Fprintln(b.opts.Warn, b.redactor.String(collapseLine("mcpctl: warning: "+msg)))
+	}
+}
+
+// collapseLine keeps a warning on one line.
+func collapseLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
 
 // closeIdle releases the idle connections of a client made here.
@@ -363,9 +401,23 @@ func (b *httpBase) do(ctx context.Context, req *http.Request, cancel context.Can
 		if ctxErr != nil {
 			return nil, ctxErr
 		}
-		return nil, &ConnectError{URL: redactURL(req.URL), Err: err}
+		if re, ok := redirectError(err); ok {
+			return nil, re
+		}
+		return nil, &ConnectError{URL: b.urlString(req.URL), Err: err}
 	}
 	return resp, nil
+}
+
+// readLimited reads r whole if it holds at most limit bytes. Over the limit
+// it stops after limit+1 bytes and reports tooLarge; the caller closes the
+// body so the rest is never read.
+func readLimited(r io.Reader, limit int64) (data []byte, tooLarge bool, err error) {
+	data, err = io.ReadAll(io.LimitReader(r, limit+1))
+	if int64(len(data)) > limit {
+		return nil, true, err
+	}
+	return data, false, err
 }
 
 // httpError reads the start of resp's body into an *HTTPError and closes
@@ -381,7 +433,7 @@ func (b *httpBase) httpErrorBody(req *http.Request, resp *http.Response, body []
 	e := &HTTPError{
 		Status:      resp.StatusCode,
 		Method:      req.Method,
-		URL:         redactURL(req.URL),
+		URL:         b.urlString(req.URL),
 		BodyExcerpt: excerpt(b.redact(body), isHTML(resp.Header.Get("Content-Type"), body)),
 	}
 	if h := resp.Header.Get("WWW-Authenticate"); h != "" {

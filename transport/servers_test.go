@@ -317,7 +317,7 @@ func connect(t *testing.T, tr transport.Transport, opts client.Options) *client.
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	c, err := client.Connect(ctx, tr, opts)
+	c, err := client.Connect(ctx, &versionSetting{tr}, opts)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -402,4 +402,64 @@ func sseHeaders(w http.ResponseWriter) {
 
 func flush(w http.ResponseWriter) {
 	http.NewResponseController(w).Flush()
+}
+
+// versionSetting plays the client's side of [transport.ProtocolVersionSetter]
+// for the tests that run the real client: once the answer to initialize
+// is read, the connection is told its protocolVersion (the client does the
+// same; telling twice is harmless).
+type versionSetting struct{ transport.Transport }
+
+func (v *versionSetting) Connect(ctx context.Context) (transport.Connection, error) {
+	conn, err := v.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &versionConn{Connection: conn}, nil
+}
+
+type versionConn struct {
+	transport.Connection
+	mu     sync.Mutex
+	initID string
+}
+
+func (c *versionConn) Write(ctx context.Context, msg json.RawMessage) error {
+	var m rpcRequest
+	if json.Unmarshal(msg, &m) == nil && m.Method == "initialize" {
+		c.mu.Lock()
+		c.initID = string(m.ID)
+		c.mu.Unlock()
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func (c *versionConn) Read(ctx context.Context) (json.RawMessage, error) {
+	msg, err := c.Connection.Read(ctx)
+	var r struct {
+		ID     json.RawMessage `json:"id"`
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if err == nil && json.Unmarshal(msg, &r) == nil && r.Result.ProtocolVersion != "" {
+		c.mu.Lock()
+		match := string(r.ID) == c.initID
+		c.mu.Unlock()
+		if s, ok := c.Connection.(transport.ProtocolVersionSetter); ok && match {
+			s.SetProtocolVersion(r.Result.ProtocolVersion)
+		}
+	}
+	return msg, err
+}
+
+func (c *versionConn) SetProtocolVersion(v string) {
+	if s, ok := c.Connection.(transport.ProtocolVersionSetter); ok {
+		s.SetProtocolVersion(v)
+	}
+}
+
+func (c *versionConn) WritesConcurrently() bool {
+	cw, ok := c.Connection.(transport.ConcurrentWriter)
+	return ok && cw.WritesConcurrently()
 }

@@ -182,6 +182,96 @@ func TestSSEParseReadError(t *testing.T) {
 	}
 }
 
+// parseLimited reads every event of input with a size limit, writing each
+// as its data or "too big: HEAD" for a skipped one.
+func parseLimited(t testing.TB, r io.Reader, max int64) ([]string, *sseReader) {
+	t.Helper()
+	p := newSSEReader(r, "")
+	p.max = max
+	var out []string
+	for {
+		ev, err := p.Next()
+		var big *eventTooLargeError
+		switch {
+		case errors.As(err, &big):
+			out = append(out, "too big: "+string(big.Head))
+		case errors.Is(err, io.EOF):
+			return out, p
+		case err != nil:
+			t.Fatalf("Next: %v", err)
+		default:
+			out = append(out, string(ev.Data))
+		}
+	}
+}
+
+// TestSSEParseLimit: an event over the limit is reported once, with the
+// start of its data, as soon as it goes over; the rest of it is skipped
+// and the events after it are intact. Ids of skipped events still count.
+func TestSSEParseLimit(t *testing.T) {
+	long := strings.Repeat("x", sniffLen+100)
+	tests := []struct {
+		name   string
+		in     string
+		max    int64
+		want   []string
+		wantID string
+	}{
+		{"at the limit", "data: 12345678\n\n", 8, []string{"12345678"}, ""},
+		{"one line over", "data: 123456789\n\ndata: ok\n\n", 8, []string{"too big: 123456789", "ok"}, ""},
+		{"lines add up", "data: 1234\ndata: 5678\n\ndata: ok\n\n", 8, []string{"too big: 1234\n5678", "ok"}, ""},
+		{"head is bounded", "data: " + long + long + "\n\ndata: ok\n\n", sniffLen + 10, []string{"too big: " + long[:sniffLen-len("data: ")], "ok"}, ""},
+		{"head of a cut line", "data: " + long + "\n\ndata: ok\n\n", 64, []string{"too big: " + long[:64+len("data: \n")+1-len("data: ")], "ok"}, ""},
+		{"id of a skipped event counts", "id: 7\ndata: 123456789\ndata: more\nid: 8\n\n", 8, []string{"too big: 123456789"}, "8"},
+		{"long comment ignored", ": " + long + "\ndata: ok\n\n", 64, []string{"ok"}, ""},
+		{"CRLF after a cut line", "data: 123456789\r\n\r\ndata: ok\r\n\r\n", 8, []string{"too big: 123456789", "ok"}, ""},
+		{"no limit", "data: " + long + "\n\n", 0, []string{long}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, r := range []io.Reader{strings.NewReader(tt.in), iotest.OneByteReader(strings.NewReader(tt.in))} {
+				got, p := parseLimited(t, r, tt.max)
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("events (-want +got):\n%s", diff)
+				}
+				if p.lastID != tt.wantID {
+					t.Errorf("last event ID = %q, want %q", p.lastID, tt.wantID)
+				}
+			}
+		})
+	}
+}
+
+// TestSSEParseLimitMemory: a 64 MiB event against a 1 MiB limit is
+// skipped without being held: the parser's buffers stay small.
+func TestSSEParseLimitMemory(t *testing.T) {
+	r := io.MultiReader(strings.NewReader("data: "), io.LimitReader(repeatReader('x'), 64<<20), strings.NewReader("\n\ndata: after\n\n"))
+	p := newSSEReader(r, "")
+	p.max = 1 << 20
+	if _, err := p.Next(); err == nil {
+		t.Fatal("no error for the big event")
+	}
+	if cap(p.line) > 2<<20 || cap(p.data) > 2<<20 {
+		t.Errorf("buffers of %d and %d bytes", cap(p.line), cap(p.data))
+	}
+	ev, err := p.Next()
+	if err != nil || string(ev.Data) != "after" {
+		t.Fatalf("next event %q, %v", ev.Data, err)
+	}
+	if cap(p.line) > 2<<20 {
+		t.Errorf("line buffer of %d bytes", cap(p.line))
+	}
+}
+
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}
+
 // TestSSEParseHuge checks that one 50 MB data line goes through whole: no
 // line-length limit anywhere.
 func TestSSEParseHuge(t *testing.T) {
@@ -232,6 +322,12 @@ func FuzzSSEParse(f *testing.F) {
 		}
 		if p1.lastID != p2.lastID || p1.retry != p2.retry {
 			t.Fatalf("state differs: %q/%v vs %q/%v", p1.lastID, p1.retry, p2.lastID, p2.retry)
+		}
+		// With a limit too, chunking changes nothing.
+		lw, _ := parseLimited(t, bytes.NewReader(in), 16)
+		lb, _ := parseLimited(t, iotest.OneByteReader(bytes.NewReader(in)), 16)
+		if !cmp.Equal(lw, lb) {
+			t.Fatalf("with a limit: %q whole, %q byte by byte", lw, lb)
 		}
 	})
 }

@@ -253,12 +253,31 @@ func TestStreamableTimeout(t *testing.T) {
 }
 
 // TestStreamableSessionExpired: the server forgets the session; the next
-// request gets 404 and the transport re-initializes by itself.
+// request gets 404, Write returns *SessionExpiredError and the connection
+// forgets the session. Re-initializing is the client's job: an initialize
+// written on the same connection starts a new session (no session ID sent,
+// the new one captured, the GET stream reopened), and requests work again.
 func TestStreamableSessionExpired(t *testing.T) {
 	srv, rec, url := serveStreamable(t, nil)
 	events := newEventLog()
-	c := connect(t, &transport.StreamableHTTP{Options: transport.HTTPOptions{URL: url, OnEvent: events.on}}, client.Options{})
-	callAdd(t, c)
+	conn, err := (&transport.StreamableHTTP{Options: transport.HTTPOptions{URL: url, OnEvent: events.on}}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	handshake := func() {
+		t.Helper()
+		mustWrite(t, conn, rawInitialize)
+		mustRead(t, conn, `"protocolVersion"`)
+		conn.(transport.ProtocolVersionSetter).SetProtocolVersion("2025-11-25")
+		mustWrite(t, conn, rawInitialized)
+	}
+	handshake()
+	events.waitFor(t, transport.EventGetStreamOpened)
+	const call = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}`
+	mustWrite(t, conn, fmt.Sprintf(call, 2))
+	mustRead(t, conn, `"text":"5"`)
+
 	var old string
 	for s := range srv.Sessions() {
 		old = s.ID()
@@ -267,31 +286,39 @@ func TestStreamableSessionExpired(t *testing.T) {
 	if old == "" {
 		t.Fatal("the server has no session")
 	}
-	callAdd(t, c)
-	events.waitFor(t, transport.EventSessionExpired+"=re-initialized")
+	err = conn.Write(context.Background(), json.RawMessage(fmt.Sprintf(call, 3)))
+	var se *transport.SessionExpiredError
+	if !errors.As(err, &se) || err.Error() != url+": the server ended the session (404 Not Found)" {
+		t.Fatalf("Write after the server ended the session: %v, want a *SessionExpiredError", err)
+	}
+	events.waitFor(t, transport.EventSessionExpired+"=tools/call (id 3)")
 
-	var inits, notFound int
+	handshake()
+	mustWrite(t, conn, fmt.Sprintf(call, 4))
+	mustRead(t, conn, `"text":"5"`)
+
+	var inits int
 	var newSID string
 	for _, r := range rec.all() {
-		if r.Method == "POST" && rpcMethod(r.Body) == "initialize" {
+		switch {
+		case r.Method == "POST" && rpcMethod(r.Body) == "initialize":
 			inits++
-			if r.Header.Get("Mcp-Session-Id") != "" {
-				t.Error("the replayed initialize carried a session ID")
+			if r.Header.Get("Mcp-Session-Id") != "" || r.Header.Get("Mcp-Protocol-Version") != "" {
+				t.Errorf("initialize %d carried session %q, version %q", inits, r.Header.Get("Mcp-Session-Id"), r.Header.Get("Mcp-Protocol-Version"))
 			}
-		}
-		if r.Status == http.StatusNotFound && r.Method == "POST" {
-			notFound++
-		}
-		if r.Method == "POST" && rpcMethod(r.Body) == "tools/call" && r.Status == http.StatusOK {
+		case r.Method == "POST" && strings.Contains(r.Body, `"id":4`):
 			newSID = r.Header.Get("Mcp-Session-Id")
 		}
 	}
-	if inits != 2 || notFound != 1 {
-		t.Errorf("%d initialize and %d 404 answers, want 2 and 1:%s", inits, notFound, rec.summary())
+	if inits != 2 {
+		t.Errorf("%d initialize requests, want 2:%s", inits, rec.summary())
 	}
 	if newSID == "" || newSID == old {
-		t.Errorf("the retried call used session %q (old %q)", newSID, old)
+		t.Errorf("the call after re-initializing used session %q (old %q)", newSID, old)
 	}
+	rec.waitFor(t, "GET stream of the new session", func(r recorded) bool {
+		return r.Method == "GET" && r.Header.Get("Mcp-Session-Id") == newSID
+	})
 }
 
 // TestStreamableSessionExpiredWithoutInitialize: nothing to replay, so the
