@@ -9,9 +9,18 @@ const (
 	LatestProtocolVersion = "2025-11-25"
 )
 
-// SupportedProtocolVersions lists every revision a server may answer
-// initialize with, newest first.
-var SupportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// SupportedProtocolVersions returns every revision a server may answer
+// initialize with, newest first. The slice is a fresh copy on each call, so
+// a caller cannot change what the client accepts.
+func SupportedProtocolVersions() []string {
+	return []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+}
+
+// batchesAllowed reports whether a protocol revision lets a JSON-RPC batch
+// (an array of messages) go over the wire: only 2025-03-26 does, whose
+// schema has JSONRPCBatchRequest and JSONRPCBatchResponse; 2025-06-18
+// removed them, and 2024-11-05 never had them.
+func batchesAllowed(version string) bool { return version == "2025-03-26" }
 
 // The protocol types below follow the names of the MCP schema. They are
 // lenient: each list item and result keeps the exact JSON it was decoded from

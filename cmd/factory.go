@@ -255,11 +255,11 @@ func (o *ServerOptions) check() error {
 	}
 	if o.ProtocolVersion != "" {
 		known := false
-		for _, v := range client.SupportedProtocolVersions {
+		for _, v := range client.SupportedProtocolVersions() {
 			known = known || v == o.ProtocolVersion
 		}
 		if !known {
-			return flagErrorf("unsupported --protocol-version %q (supported: %s)", o.ProtocolVersion, strings.Join(client.SupportedProtocolVersions, ", "))
+			return flagErrorf("unsupported --protocol-version %q (supported: %s)", o.ProtocolVersion, strings.Join(client.SupportedProtocolVersions(), ", "))
 		}
 	}
 	return nil
