@@ -45,7 +45,7 @@ const MaxDepth = 1000
 const EventSessionReinitialized = "session re-initialized"
 
 // busyQueue bounds the answers to refused server requests waiting to be
-// written; beyond it, refused requests get no answer at all.
+// written; beyond it, the read loop waits for room.
 const busyQueue = 256
 
 // RequestHandler answers a server→client request. Returning an *RPCError

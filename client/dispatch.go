@@ -284,9 +284,10 @@ func (c *Client) startRequest(env envelope) {
 	}
 }
 
-// refuseBusy queues the busy answer to a request without blocking the read
-// loop or starting a goroutine; if even that queue is full, the request
-// gets no answer.
+// refuseBusy queues the busy answer to a request for the one goroutine
+// that writes them, without starting a goroutine per request. When the
+// queue is full the read loop waits for room: a flood then slows down to
+// the pace at which its answers can be written, and memory stays bounded.
 func (c *Client) refuseBusy(env envelope) {
 	data, err := NewResponse(env.ID, nil, &RPCError{Code: CodeBusy, Message: fmt.Sprintf("mcpctl is busy: too many concurrent server requests (at most %d at once)", MaxConcurrentServerRequests)})
 	c.mu.Lock()
@@ -301,7 +302,7 @@ func (c *Client) refuseBusy(env envelope) {
 	}
 	select {
 	case c.busy <- data:
-	default:
+	case <-c.bgCtx.Done():
 	}
 }
 
