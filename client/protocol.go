@@ -273,9 +273,36 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes Raw when set.
 func (c Content) MarshalJSON() ([]byte, error) { return rawOr(c.Raw, contentAlias(c)) }
 
-// UnmarshalJSON keeps data in Raw.
+// rawRef is a json.RawMessage that keeps the bytes it is decoded from
+// instead of copying them (json.RawMessage copies), under the same rule as
+// keepRaw.
+type rawRef []byte
+
+func (r *rawRef) UnmarshalJSON(data []byte) error {
+	*r = data
+	return nil
+}
+
+// UnmarshalJSON keeps data in Raw, and structuredContent and _meta as
+// sub-slices of data: a 100 MB structuredContent is not copied.
 func (r *CallToolResult) UnmarshalJSON(data []byte) error {
-	return keepRaw(data, (*callToolResultAlias)(r), &r.Raw)
+	var shadow struct {
+		Content           []Content `json:"content"`
+		StructuredContent rawRef    `json:"structuredContent"`
+		IsError           bool      `json:"isError"`
+		Meta              rawRef    `json:"_meta"`
+	}
+	if err := json.Unmarshal(data, &shadow); err != nil {
+		return err
+	}
+	*r = CallToolResult{
+		Content:           shadow.Content,
+		StructuredContent: json.RawMessage(shadow.StructuredContent),
+		IsError:           shadow.IsError,
+		Meta:              json.RawMessage(shadow.Meta),
+		Raw:               data,
+	}
+	return nil
 }
 
 // MarshalJSON writes Raw when set.

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -698,5 +699,30 @@ func TestSupportedProtocolVersionsIsACopy(t *testing.T) {
 	v[0] = "changed"
 	if SupportedProtocolVersions()[0] != LatestProtocolVersion {
 		t.Errorf("changing the returned slice changed the supported versions")
+	}
+}
+
+func TestCallToolResultKeepsBytes(t *testing.T) {
+	data := []byte(`{"content":[{"type":"text","text":"hi"}],"structuredContent":{"big":"` + strings.Repeat("x", 1<<16) + `"},"_meta":{"k":1}}`)
+	var res CallToolResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	within := func(name string, b []byte) {
+		t.Helper()
+		if len(b) == 0 {
+			t.Fatalf("%s is empty", name)
+		}
+		start := uintptr(unsafe.Pointer(&data[0]))
+		p := uintptr(unsafe.Pointer(&b[0]))
+		if p < start || p >= start+uintptr(len(data)) {
+			t.Errorf("%s is a copy, not a sub-slice of the bytes read", name)
+		}
+	}
+	within("Raw", res.Raw)
+	within("StructuredContent", res.StructuredContent)
+	within("Meta", res.Meta)
+	if string(res.Meta) != `{"k":1}` || res.Content[0].Text != "hi" {
+		t.Errorf("decoded %+v", res)
 	}
 }

@@ -255,3 +255,15 @@ func (f *Factory) notificationPrinter() func(client.Notification) {
 		}
 	}
 }
+
+// eventPrinter shows session events from the client (a re-initialized
+// session) on stderr when verbose, and nothing otherwise.
+func (f *Factory) eventPrinter(verbose bool) func(event, detail string) {
+	if !verbose {
+		return nil
+	}
+	ios := f.IOStreams
+	return func(event, detail string) {
+		fmt.Fprintf(ios.ErrOut, "mcpctl: %s: %s\n", event, detail)
+	}
+}
