@@ -197,7 +197,7 @@ func (c *Client) dispatchResponse(env envelope) {
 // stray reports a response that matches no request in flight. Late answers
 // to abandoned requests are expected and stay silent.
 func (c *Client) stray(env envelope, state idState) {
-	idText := string(env.ID)
+	idText := truncate(env.ID, 80)
 	switch state {
 	case idAbandoned:
 		return
