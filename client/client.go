@@ -1,10 +1,13 @@
 // Package client is mcpctl's MCP session: the initialize handshake and
-// version negotiation, request/response matching by id, notifications,
-// server→client requests, timeouts with notifications/cancelled, pagination,
-// and typed methods such as [Client.ListTools] and [Client.CallTool].
+// version negotiation, re-initialization when the server ends the session,
+// request/response matching by id, typed notifications, bounded
+// server→client requests, timeouts with notifications/cancelled, the one
+// paginator, message builders, a signing hook on calls, and typed methods
+// such as [Client.ListTools] and [Client.CallTool].
 //
 // The client speaks over any [transport.Connection]; it never prints
-// anything itself. Protocol types are in protocol.go.
+// anything itself: warnings, events and results reach the caller through
+// the hooks of [Options]. Protocol types are in protocol.go.
 package client
 
 import (
@@ -25,11 +28,32 @@ import (
 // DefaultTimeout is the per-request timeout when [Options.Timeout] is zero.
 const DefaultTimeout = 60 * time.Second
 
+// MaxConcurrentServerRequests is how many server→client requests are
+// handled at once. A request beyond that is answered at once with error
+// [CodeBusy], so a server flooding mcpctl with requests costs bounded
+// memory and goroutines.
+const MaxConcurrentServerRequests = 16
+
+// MaxDepth is the deepest nesting of objects and arrays accepted in one
+// message, the message's own object counting as 1. A deeper message is not
+// decoded: the request it answers fails at once with a [*ProtocolError]
+// naming the depth and this limit.
+const MaxDepth = 1000
+
+// EventSessionReinitialized is the event [Options.OnEvent] receives when
+// the server ended the session and the client initialized a new one.
+const EventSessionReinitialized = "session re-initialized"
+
+// busyQueue bounds the answers to refused server requests waiting to be
+// written; beyond it, the read loop waits for room.
+const busyQueue = 256
+
 // RequestHandler answers a server→client request. Returning an *RPCError
 // sends that error; any other error is sent as an internal error.
 type RequestHandler func(ctx context.Context, params json.RawMessage) (any, error)
 
-// Options configure a [Client].
+// Options configure a [Client]. The hooks run on the client's goroutines,
+// as each says; none may call back into the client synchronously.
 type Options struct {
 	// ClientInfo is sent in initialize. Name and Version are required.
 	ClientInfo Implementation
@@ -40,20 +64,44 @@ type Options struct {
 	// client declares nothing by default, so servers send it no requests
 	// beyond ping.
 	Capabilities map[string]any
-	// Timeout bounds every request; default [DefaultTimeout].
+	// Timeout bounds every request, and every list across all its pages;
+	// default [DefaultTimeout].
 	Timeout time.Duration
-	// OnNotification receives every server notification. It runs on the
-	// read loop: it must not block.
-	OnNotification func(method string, params json.RawMessage)
+	// OnNotification receives every server notification, typed. It runs on
+	// the read loop: it must not block.
+	OnNotification func(Notification)
 	// Handlers answer server→client requests by method. ping is always
-	// answered; anything else unhandled gets -32601.
+	// answered; anything else unhandled gets -32601. At most
+	// [MaxConcurrentServerRequests] run at once.
 	Handlers map[string]RequestHandler
 	// OnProtocolWarning receives problems with server messages that do not
-	// stop the session (an unknown response id, an unparsable message).
+	// stop the session (an unknown response id, an unparsable message, a
+	// batch the revision forbids). It may run on any client goroutine, one
+	// call at a time per goroutine: it must not block.
 	OnProtocolWarning func(msg string)
+	// OnEvent receives events of the session worth showing with -v, such as
+	// [EventSessionReinitialized] with a detail naming the new session's
+	// protocol version and server. It runs on the goroutine of the request
+	// that caused it.
+	OnEvent func(event, detail string)
+	// OnResult receives every successful result — initialize's and every
+	// later one, each page of a list — with its method and the protocol
+	// version in effect, so the caller can check it against that revision's
+	// schema. It runs on the goroutine of the request before the result is
+	// returned: it must not block, and must not keep or change result.
+	OnResult func(method, protocolVersion string, result json.RawMessage)
 }
 
 // Client is one MCP session with one server.
+//
+// Concurrency: every method may be called from several goroutines at once;
+// requests are matched to answers by id, so concurrent calls may be
+// answered in any order. Writes are serialised unless the connection
+// declares [transport.ConcurrentWriter]. When the session expires, one
+// caller re-initializes while the others wait for it, then each retries its
+// request once. Close may be called at any time, more than once; it fails
+// every request in flight. Hooks in [Options] are called from the read loop
+// or from the calling goroutine, as each documents.
 type Client struct {
 	conn transport.Connection
 	opts Options
@@ -62,20 +110,35 @@ type Client struct {
 	concurrentWrites bool       // the connection allows concurrent Writes
 	nextID           atomic.Int64
 
-	mu      sync.Mutex
-	pending map[string]chan response
-	readErr error         // set before done is closed
-	done    chan struct{} // closed when the read loop ends
+	mu         sync.Mutex
+	pending    map[string]*pendingCall // by id key, see idKey
+	recent     recentIDs               // answered or abandoned ids, bounded
+	strays     strayLog                // responses that matched nothing
+	readErr    error                   // set before done is closed
+	deepWarned bool                    // a too-deep message was reported
+	busyWarned bool                    // a refused server request was reported
+	init       InitializeResult
+	handshake  time.Duration
+	generation uint64        // successful initializes so far
+	reinit     chan struct{} // non-nil while a re-initialization runs
 
-	progressID atomic.Int64
+	reinitMu sync.Mutex // one re-initialization at a time
 
-	init          InitializeResult
-	handshakeTime time.Duration
+	done  chan struct{}        // closed when the read loop ends
+	slots chan struct{}        // one token per running server request
+	busy  chan json.RawMessage // answers to refused server requests
 
+	closing   atomic.Bool // Close was called: write failures are expected
 	closeOnce sync.Once
 	closeErr  error
 	cancelBg  context.CancelFunc
 	bgCtx     context.Context
+}
+
+// pendingCall is a request waiting for its answer.
+type pendingCall struct {
+	ch     chan response
+	method string
 }
 
 type response struct {
@@ -117,141 +180,262 @@ func New(conn transport.Connection, opts Options) *Client {
 		conn:             conn,
 		concurrentWrites: ok && cw.WritesConcurrently(),
 		opts:             opts,
-		pending:          make(map[string]chan response),
+		pending:          make(map[string]*pendingCall),
 		done:             make(chan struct{}),
+		slots:            make(chan struct{}, MaxConcurrentServerRequests),
+		busy:             make(chan json.RawMessage, busyQueue),
 		bgCtx:            bg,
 		cancelBg:         cancel,
 	}
 	go c.readLoop()
+	go c.busyLoop()
 	return c
 }
 
-// InitializeResult is the server's answer to initialize.
-func (c *Client) InitializeResult() *InitializeResult { return &c.init }
+// InitializeResult is the server's answer to the latest initialize: after a
+// re-initialization, the new session's. The value is a copy.
+func (c *Client) InitializeResult() *InitializeResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.init
+	return &r
+}
 
-// ProtocolVersion is the negotiated protocol revision.
-func (c *Client) ProtocolVersion() string { return c.init.ProtocolVersion }
+// ProtocolVersion is the protocol revision in effect: the one the server
+// answered the latest initialize with; "" before initialize.
+func (c *Client) ProtocolVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.init.ProtocolVersion
+}
 
-// HandshakeTime is how long initialize took, from sending the request to
-// receiving its answer.
-func (c *Client) HandshakeTime() time.Duration { return c.handshakeTime }
+// HandshakeTime is how long the latest initialize took, from sending the
+// request to receiving its answer.
+func (c *Client) HandshakeTime() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.handshake
+}
 
 // HasCapability reports whether the server declared the named capability
 // (tools, resources, prompts, logging, completions, …).
 func (c *Client) HasCapability(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	_, ok := c.init.Capabilities[name]
 	return ok
 }
 
+// initialize performs the handshake: initialize, version check, the
+// version given to the connection, notifications/initialized.
 func (c *Client) initialize(ctx context.Context) error {
 	caps := c.opts.Capabilities
 	if caps == nil {
 		caps = map[string]any{}
 	}
-	params := map[string]any{
+	params, err := encodeParams("initialize", map[string]any{
 		"protocolVersion": c.opts.ProtocolVersion,
 		"capabilities":    caps,
 		"clientInfo":      c.opts.ClientInfo,
+	})
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	// initialize must not be cancelled (lifecycle.mdx), so a timeout here
 	// sends no notifications/cancelled.
-	raw, err := c.call(ctx, "initialize", params, false)
+	raw, _, err := c.roundTrip(ctx, "initialize", params, false)
 	if err != nil {
 		return err
 	}
-	c.handshakeTime = time.Since(start)
-	if err := json.Unmarshal(raw, &c.init); err != nil {
+	elapsed := time.Since(start)
+	var res InitializeResult
+	if err := json.Unmarshal(raw, &res); err != nil {
 		return &ProtocolError{Method: "initialize", Msg: "result is not an InitializeResult: " + err.Error()}
 	}
-	if c.init.ProtocolVersion == "" {
+	if res.ProtocolVersion == "" {
 		return &ProtocolError{Method: "initialize", Msg: "result has no protocolVersion"}
 	}
-	if !slices.Contains(SupportedProtocolVersions, c.init.ProtocolVersion) {
-		return &VersionError{Offered: c.opts.ProtocolVersion, Answered: c.init.ProtocolVersion}
+	if !slices.Contains(SupportedProtocolVersions(), res.ProtocolVersion) {
+		return &VersionError{Offered: c.opts.ProtocolVersion, Answered: res.ProtocolVersion}
+	}
+	c.mu.Lock()
+	c.init = res
+	c.handshake = elapsed
+	c.generation++
+	c.mu.Unlock()
+	if s, ok := c.conn.(transport.ProtocolVersionSetter); ok {
+		s.SetProtocolVersion(res.ProtocolVersion)
+	}
+	if c.opts.OnResult != nil {
+		c.opts.OnResult("initialize", res.ProtocolVersion, raw)
 	}
 	return c.Notify(ctx, "notifications/initialized", nil)
 }
 
-// Call sends a request and waits for its answer, the per-request timeout or
-// ctx. On timeout or cancellation it sends notifications/cancelled. A JSON-RPC
-// error answer is returned as *RPCError.
-func (c *Client) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	return c.call(ctx, method, params, true)
+// reinitialize starts a new session after a request written in session
+// generation gen met *transport.SessionExpiredError. Only one runs at a
+// time; a caller that finds a newer generation than the one it wrote in
+// knows another caller has re-initialized already, and just retries.
+func (c *Client) reinitialize(ctx context.Context, gen uint64, cause error) error {
+	c.reinitMu.Lock()
+	defer c.reinitMu.Unlock()
+	c.mu.Lock()
+	if c.generation != gen {
+		c.mu.Unlock()
+		return nil
+	}
+	wait := make(chan struct{})
+	c.reinit = wait
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.reinit = nil
+		c.mu.Unlock()
+		close(wait)
+	}()
+	if err := c.initialize(ctx); err != nil {
+		return fmt.Errorf("the server ended the session (%v), and initializing a new one failed: %w", cause, err)
+	}
+	if c.opts.OnEvent != nil {
+		info := c.InitializeResult()
+		c.opts.OnEvent(EventSessionReinitialized, fmt.Sprintf("the server ended the session; initialized a new one: %s %s, protocol %s",
+			info.ServerInfo.Name, info.ServerInfo.Version, info.ProtocolVersion))
+	}
+	return nil
 }
 
-func (c *Client) call(ctx context.Context, method string, params any, cancellable bool) (json.RawMessage, error) {
+// Call sends a request and waits for its answer, the per-request timeout or
+// ctx. On timeout or cancellation it sends notifications/cancelled. A JSON-RPC
+// error answer is returned as *RPCError. params are encoded with
+// encoding/json (a json.RawMessage is sent compacted).
+func (c *Client) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	p, err := encodeParams(method, params)
+	if err != nil {
+		return nil, err
+	}
+	return c.call(ctx, method, p)
+}
+
+// call sends a request with encoded params: the request is retried once,
+// in a new session, if the server ended the session.
+func (c *Client) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	raw, gen, err := c.roundTrip(ctx, method, params, true)
+	var expired *transport.SessionExpiredError
+	if err != nil && errors.As(err, &expired) {
+		if rerr := c.reinitialize(ctx, gen, expired); rerr != nil {
+			return nil, fmt.Errorf("%s: %w", method, rerr)
+		}
+		raw, _, err = c.roundTrip(ctx, method, params, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.opts.OnResult != nil {
+		c.opts.OnResult(method, c.ProtocolVersion(), raw)
+	}
+	return raw, nil
+}
+
+// roundTrip writes one request and waits for its answer. It returns the
+// session generation the request was written in.
+func (c *Client) roundTrip(ctx context.Context, method string, params json.RawMessage, cancellable bool) (json.RawMessage, uint64, error) {
+	if method != "initialize" {
+		// A request written while a re-initialization runs would go out
+		// without a session; wait for the new one.
+		c.mu.Lock()
+		wait := c.reinit
+		c.mu.Unlock()
+		if wait != nil {
+			select {
+			case <-wait:
+			case <-ctx.Done():
+				return nil, 0, fmt.Errorf("%s: %w", method, ctx.Err())
+			}
+		}
+	}
 	id := c.nextID.Add(1)
 	key := strconv.FormatInt(id, 10)
-	msg := struct {
-		JSONRPC string `json:"jsonrpc"`
-		ID      int64  `json:"id"`
-		Method  string `json:"method"`
-		Params  any    `json:"params,omitempty"`
-	}{"2.0", id, method, params}
-	data, err := json.Marshal(msg)
-	if err != nil {
-		return nil, fmt.Errorf("encoding %s request: %w", method, err)
-	}
-	ch := make(chan response, 1)
+	data := assemble(json.RawMessage(key), method, params)
+
+	p := &pendingCall{ch: make(chan response, 1), method: method}
 	c.mu.Lock()
 	if c.readErr != nil {
 		err := c.readErr
 		c.mu.Unlock()
-		return nil, c.connErr(method, err)
+		return nil, 0, c.connErr(method, err)
 	}
-	c.pending[key] = ch
+	gen := c.generation
+	straySeq := c.strays.seq
+	c.pending[key] = p
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
-		delete(c.pending, key)
+		if _, still := c.pending[key]; still {
+			// No answer was delivered: a late one is expected, not a fault
+			// (cancellation.mdx: the client SHOULD ignore it).
+			delete(c.pending, key)
+			c.recent.add(key, idAbandoned)
+		}
 		c.mu.Unlock()
 	}()
 
 	// The timeout covers the write too: over HTTP a POST may last as long
 	// as the request, when the server sends its headers with the result.
-	deadline := time.Now().Add(c.opts.Timeout)
+	start := time.Now()
+	deadline := start.Add(c.opts.Timeout)
+	after := c.opts.Timeout
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		// The caller's deadline comes first (a list bounded as a whole).
+		deadline, after = d, d.Sub(start).Round(time.Millisecond)
+	}
+	timedOut := func() error {
+		if cancellable {
+			c.cancel(id, fmt.Sprintf("timed out after %s", after))
+		}
+		c.mu.Lock()
+		arrived := c.strays.since(straySeq)
+		c.mu.Unlock()
+		return &TimeoutError{Method: method, After: after, Cancelled: cancellable, Arrived: arrived}
+	}
 	wctx, cancelWrite := context.WithDeadline(ctx, deadline)
-	err = c.write(wctx, data)
+	err := c.write(wctx, data)
 	cancelWrite()
 	if err != nil {
 		switch {
-		case ctx.Err() != nil:
+		case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 			if cancellable {
 				c.cancel(id, "cancelled by the user")
 			}
-			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+			return nil, gen, fmt.Errorf("%s: %w", method, ctx.Err())
 		case errors.Is(wctx.Err(), context.DeadlineExceeded):
-			if cancellable {
-				c.cancel(id, fmt.Sprintf("timed out after %s", c.opts.Timeout))
-			}
-			return nil, &TimeoutError{Method: method, After: c.opts.Timeout, Cancelled: cancellable}
+			return nil, gen, timedOut()
 		}
-		return nil, c.connErr(method, err)
+		return nil, gen, c.connErr(method, err)
 	}
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
-	case r := <-ch:
-		return r.result, r.err
+	case r := <-p.ch:
+		return r.result, gen, r.err
 	case <-c.done:
 		// A response may have raced with the end of the stream.
 		select {
-		case r := <-ch:
-			return r.result, r.err
+		case r := <-p.ch:
+			return r.result, gen, r.err
 		default:
 		}
-		return nil, c.connErr(method, c.readErr)
+		return nil, gen, c.connErr(method, c.readErr)
 	case <-timer.C:
-		if cancellable {
-			c.cancel(id, fmt.Sprintf("timed out after %s", c.opts.Timeout))
-		}
-		return nil, &TimeoutError{Method: method, After: c.opts.Timeout, Cancelled: cancellable}
+		return nil, gen, timedOut()
 	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, gen, timedOut()
+		}
 		if cancellable {
 			c.cancel(id, "cancelled by the user")
 		}
-		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+		return nil, gen, fmt.Errorf("%s: %w", method, ctx.Err())
 	}
 }
 
@@ -275,14 +459,9 @@ func (c *Client) connErr(method string, err error) error {
 
 // Notify sends a notification.
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
-	msg := struct {
-		JSONRPC string `json:"jsonrpc"`
-		Method  string `json:"method"`
-		Params  any    `json:"params,omitempty"`
-	}{"2.0", method, params}
-	data, err := json.Marshal(msg)
+	data, err := NewNotification(method, params)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", method, err)
+		return err
 	}
 	return c.write(ctx, data)
 }
@@ -293,105 +472,6 @@ func (c *Client) write(ctx context.Context, data []byte) error {
 		defer c.writeMu.Unlock()
 	}
 	return c.conn.Write(ctx, data)
-}
-
-func (c *Client) readLoop() {
-	var err error
-	for {
-		var msg json.RawMessage
-		msg, err = c.conn.Read(c.bgCtx)
-		if err != nil {
-			break
-		}
-		c.dispatch(msg)
-	}
-	c.mu.Lock()
-	c.readErr = err
-	c.mu.Unlock()
-	close(c.done)
-}
-
-func (c *Client) dispatch(msg json.RawMessage) {
-	env, err := parseEnvelope(msg)
-	if err != nil {
-		c.warn(fmt.Sprintf("ignoring a message from the server that is not valid JSON-RPC (%v): %s", err, truncate(msg, 200)))
-		return
-	}
-	switch {
-	case env.isResponse():
-		key := string(env.ID)
-		// Taking the entry out delivers at most one answer per request: a
-		// server that answers twice cannot block the read loop.
-		c.mu.Lock()
-		ch, ok := c.pending[key]
-		delete(c.pending, key)
-		c.mu.Unlock()
-		if !ok {
-			// Late answers to cancelled or timed-out requests are expected
-			// (cancellation.mdx: the client SHOULD ignore them).
-			return
-		}
-		if env.Error != nil {
-			rpcErr := &RPCError{}
-			if err := json.Unmarshal(env.Error, rpcErr); err != nil {
-				ch <- response{err: &ProtocolError{Msg: "error member is not a JSON-RPC error object: " + truncate(env.Error, 200)}}
-				return
-			}
-			ch <- response{err: rpcErr}
-			return
-		}
-		ch <- response{result: env.Result}
-	case env.isRequest():
-		go c.handleRequest(env)
-	case env.isNotification():
-		if c.opts.OnNotification != nil {
-			c.opts.OnNotification(env.Method, env.Params)
-		}
-	default:
-		c.warn("ignoring a message from the server that is neither a request, a response nor a notification: " + truncate(msg, 200))
-	}
-}
-
-func (c *Client) handleRequest(env envelope) {
-	var (
-		result any
-		err    error
-	)
-	if env.Method == "ping" {
-		result = struct{}{}
-	} else if h, ok := c.opts.Handlers[env.Method]; ok {
-		result, err = h(c.bgCtx, env.Params)
-	} else {
-		err = &RPCError{Code: CodeMethodNotFound, Message: "mcpctl does not handle " + env.Method}
-	}
-	reply := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  any             `json:"result,omitempty"`
-		Error   *RPCError       `json:"error,omitempty"`
-	}{JSONRPC: "2.0", ID: env.ID}
-	if err != nil {
-		var rpcErr *RPCError
-		if !errors.As(err, &rpcErr) {
-			rpcErr = &RPCError{Code: CodeInternalError, Message: err.Error()}
-		}
-		reply.Error = rpcErr
-	} else {
-		if result == nil {
-			result = struct{}{}
-		}
-		reply.Result = result
-	}
-	data, merr := json.Marshal(reply)
-	if merr != nil {
-		c.warn("encoding the answer to " + env.Method + ": " + merr.Error())
-		return
-	}
-	ctx, cancel := context.WithTimeout(c.bgCtx, c.opts.Timeout)
-	defer cancel()
-	if err := c.write(ctx, data); err != nil {
-		c.warn("sending the answer to " + env.Method + ": " + err.Error())
-	}
 }
 
 func (c *Client) warn(msg string) {
@@ -407,6 +487,7 @@ func (c *Client) Done() <-chan struct{} { return c.done }
 // stdin, waits, then SIGTERM and SIGKILL).
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
+		c.closing.Store(true)
 		c.closeErr = c.conn.Close()
 		c.cancelBg()
 		<-c.done

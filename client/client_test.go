@@ -588,8 +588,8 @@ func TestNotificationsReachOnNotification(t *testing.T) {
 	type note struct{ Method, Params string }
 	notes := make(chan note, 10)
 	s, conn := startFake(t, nil)
-	newClient(t, conn, Options{OnNotification: func(method string, params json.RawMessage) {
-		notes <- note{method, string(params)}
+	newClient(t, conn, Options{OnNotification: func(n Notification) {
+		notes <- note{n.Method, string(n.Params)}
 	}})
 	want := []note{
 		{"notifications/message", `{"level":"info","data":"hello {\"x\"}"}`},
@@ -1001,8 +1001,8 @@ func TestDuplicateResponse(t *testing.T) {
 	release := make(chan struct{})
 	gated := &gatedConn{Connection: conn, method: "tools/call", release: release}
 	after := make(chan struct{})
-	c := New(gated, Options{OnNotification: func(method string, _ json.RawMessage) {
-		if method == "notifications/after" {
+	c := New(gated, Options{OnNotification: func(n Notification) {
+		if n.Method == "notifications/after" {
 			close(after)
 		}
 	}})

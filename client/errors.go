@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -14,6 +15,9 @@ const (
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
 	CodeNotFound       = -32002 // resource not found
+	// CodeBusy is what mcpctl answers a server→client request with when
+	// [MaxConcurrentServerRequests] handlers are already running.
+	CodeBusy = -32000
 )
 
 // RPCError is a JSON-RPC error object, as answered by the server (or sent by
@@ -40,14 +44,38 @@ type TimeoutError struct {
 	// Cancelled says notifications/cancelled was sent; it is not for
 	// initialize, which must not be cancelled.
 	Cancelled bool
+	// Arrived says what the server did send meanwhile that answered no
+	// request, such as `a response with id "3" (a string), which matches
+	// no request`; empty when nothing of the kind arrived. It tells a
+	// server that answers wrongly from one that is just slow.
+	Arrived string
+	// Detail adds context, such as how many pages of a list arrived.
+	Detail string
 }
 
+// Error reads like `tools/call timed out after 2s with no answer from the
+// server; the server did send a response with id "3" (a string), which
+// matches no request (sent notifications/cancelled; raise --timeout if the
+// server is just slow)`.
 func (e *TimeoutError) Error() string {
-	sent := ""
-	if e.Cancelled {
-		sent = "sent notifications/cancelled; "
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s timed out after %s with no answer from the server", e.Method, e.After)
+	if e.Detail != "" {
+		b.WriteString("; " + e.Detail)
 	}
-	return fmt.Sprintf("%s timed out after %s with no answer from the server (%sraise --timeout if the server is just slow)", e.Method, e.After, sent)
+	if e.Arrived != "" {
+		b.WriteString("; the server did send " + e.Arrived)
+	}
+	b.WriteString(" (")
+	if e.Cancelled {
+		b.WriteString("sent notifications/cancelled; ")
+	}
+	if e.Arrived != "" {
+		b.WriteString("the server's answer is at fault, not the timeout)")
+	} else {
+		b.WriteString("raise --timeout if the server is just slow)")
+	}
+	return b.String()
 }
 
 // VersionError reports a server that answered initialize with a protocol
@@ -57,7 +85,7 @@ type VersionError struct {
 }
 
 func (e *VersionError) Error() string {
-	return fmt.Sprintf("server answered initialize with protocol version %q, which mcpctl does not support (supported: %v; offered %q); try --protocol-version with one of the supported versions", e.Answered, SupportedProtocolVersions, e.Offered)
+	return fmt.Sprintf("server answered initialize with protocol version %q, which mcpctl does not support (supported: %v; offered %q); try --protocol-version with one of the supported versions", e.Answered, SupportedProtocolVersions(), e.Offered)
 }
 
 // ProtocolError reports a message from the server that breaks the protocol

@@ -3,28 +3,89 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
-// maxPages bounds pagination even when cursors never repeat, so a server
-// that invents a fresh cursor forever cannot keep mcpctl busy forever.
-const maxPages = 10000
+// MaxPages bounds pagination: a list stops with an error after this many
+// pages, even when the cursors never repeat, so a server that invents a
+// fresh cursor forever cannot keep mcpctl busy or growing forever. Together
+// with [MaxListItems] and the transport's message size limit it bounds the
+// memory a list takes.
+const MaxPages = 1000
 
-// listAll follows nextCursor from the first page to the last and returns the
-// items under key from every page.
+// MaxListItems bounds the items of one list across all its pages (10,000
+// pages of 200 tools once took 1.3 GB); a list stops with an error at the
+// page that reaches it.
+const MaxListItems = 100_000
+
+// ListKind describes one of the lists a server may offer.
+type ListKind struct {
+	// Kind is the word users type: tools, resources, templates, prompts.
+	Kind string
+	// Capability is the server capability that announces the list.
+	Capability string
+	// Method is the paginated method.
+	Method string
+	// Key is the member of each page's result holding the items.
+	Key string
+}
+
+// ListMethods returns the lists a server may offer, in display order. It
+// is the one capability→method table of mcpctl; the slice is a fresh copy.
+func ListMethods() []ListKind {
+	return []ListKind{
+		{Kind: "tools", Capability: "tools", Method: "tools/list", Key: "tools"},
+		{Kind: "resources", Capability: "resources", Method: "resources/list", Key: "resources"},
+		{Kind: "templates", Capability: "resources", Method: "resources/templates/list", Key: "resourceTemplates"},
+		{Kind: "prompts", Capability: "prompts", Method: "prompts/list", Key: "prompts"},
+	}
+}
+
+// LookupList returns the entry of [ListMethods] whose Kind is kind.
+func LookupList(kind string) (ListKind, bool) {
+	for _, l := range ListMethods() {
+		if l.Kind == kind {
+			return l, true
+		}
+	}
+	return ListKind{}, false
+}
+
+// ListAll follows nextCursor from the first page of method to the last and
+// returns the items under key of every page, each as the JSON the server
+// sent. It is the paginator behind [Client.ListTools] and the others: one
+// deadline, [Options.Timeout], bounds the whole list across its pages, and
+// [MaxPages] and [MaxListItems] end a list that never ends. On error the
+// items received so far are returned with it.
+func (c *Client) ListAll(ctx context.Context, method, key string) ([]json.RawMessage, error) {
+	return listAll[json.RawMessage](ctx, c, method, key)
+}
+
+// listAll is [Client.ListAll] decoding items into T.
 func listAll[T any](ctx context.Context, c *Client, method, key string) ([]T, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
 	var (
 		all    []T
 		cursor string
 		seen   = map[string]bool{}
 	)
 	for page := 1; ; page++ {
-		var params any
+		var params json.RawMessage
 		if cursor != "" {
-			params = map[string]string{"cursor": cursor}
+			var err error
+			if params, err = json.Marshal(map[string]string{"cursor": cursor}); err != nil {
+				return all, fmt.Errorf("encoding the cursor of %s: %w", method, err)
+			}
 		}
-		raw, err := c.Call(ctx, method, params)
+		raw, err := c.call(ctx, method, params)
 		if err != nil {
+			var te *TimeoutError
+			if errors.As(err, &te) && page > 1 {
+				te.After = c.opts.Timeout
+				te.Detail = fmt.Sprintf("the timeout bounds the whole list, and %d pages (%d items) had arrived", page-1, len(all))
+			}
 			return all, err
 		}
 		var res struct {
@@ -53,10 +114,13 @@ func listAll[T any](ctx context.Context, c *Client, method, key string) ([]T, er
 		}
 		cursor = *res.NextCursor
 		if seen[cursor] {
-			return all, &ProtocolError{Method: method, Msg: fmt.Sprintf("the server repeated cursor %q on page %d; stopping pagination (the server's pagination never ends)", cursor, page)}
+			return all, &ProtocolError{Method: method, Msg: fmt.Sprintf("the server repeated cursor %q on page %d; stopping pagination (the server's pagination never ends)", truncate([]byte(cursor), 80), page)}
 		}
-		if page >= maxPages {
-			return all, &ProtocolError{Method: method, Msg: fmt.Sprintf("more than %d pages; stopping pagination", maxPages)}
+		if page >= MaxPages {
+			return all, &ProtocolError{Method: method, Msg: fmt.Sprintf("stopped after %d pages, mcpctl's page limit (client.MaxPages), with %d items: the server's pagination does not end", MaxPages, len(all))}
+		}
+		if len(all) >= MaxListItems {
+			return all, &ProtocolError{Method: method, Msg: fmt.Sprintf("stopped after %d items on %d pages, mcpctl's list limit (client.MaxListItems), and the server announced more", len(all), page)}
 		}
 		seen[cursor] = true
 	}
@@ -83,42 +147,42 @@ func (c *Client) ListPrompts(ctx context.Context) ([]Prompt, error) {
 	return listAll[Prompt](ctx, c, "prompts/list", "prompts")
 }
 
-// ProgressNotification is the params of notifications/progress.
-type ProgressNotification struct {
-	ProgressToken json.RawMessage `json:"progressToken"`
-	Progress      float64         `json:"progress"`
-	Total         *float64        `json:"total,omitempty"`
-	Message       string          `json:"message,omitempty"`
-}
-
 // CallOptions are optional settings of a single tools/call.
 type CallOptions struct {
 	// ProgressToken, when non-empty, is sent as params._meta.progressToken so
 	// the server may report progress; notifications arrive through
 	// [Options.OnNotification].
 	ProgressToken string
-	// Meta is merged into params._meta (signatures live there).
+	// Meta is merged into params._meta.
 	Meta map[string]any
+	// Sign, when set, signs the call: it receives the tool name and the
+	// arguments exactly as they are sent (the same bytes), and its result
+	// is sent as params._meta.signature. An error stops the call before
+	// anything is sent.
+	Sign func(tool string, arguments json.RawMessage) (signature any, err error)
 }
 
-// CallTool calls a tool. A tool that ran and failed is not an error here:
-// check [CallToolResult.IsError].
+// CallTool calls a tool with arguments encoded by [MarshalArguments]. A
+// tool that ran and failed is not an error here: check
+// [CallToolResult.IsError].
 func (c *Client) CallTool(ctx context.Context, name string, args map[string]any, opts CallOptions) (*CallToolResult, error) {
-	if args == nil {
-		args = map[string]any{}
+	data, err := MarshalArguments(args)
+	if err != nil {
+		return nil, fmt.Errorf("calling tool %q: %w", name, err)
 	}
-	params := map[string]any{"name": name, "arguments": args}
-	meta := map[string]any{}
-	for k, v := range opts.Meta {
-		meta[k] = v
+	return c.CallToolWith(ctx, name, data, opts)
+}
+
+// CallToolWith calls a tool with arguments already encoded as a JSON object
+// (empty means {}). The arguments are put in wire form once; opts.Sign sees
+// those bytes and they are the bytes sent. The result keeps the bytes the
+// transport read in Raw, without a copy.
+func (c *Client) CallToolWith(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (*CallToolResult, error) {
+	params, err := callToolParams(name, args, opts)
+	if err != nil {
+		return nil, err
 	}
-	if opts.ProgressToken != "" {
-		meta["progressToken"] = opts.ProgressToken
-	}
-	if len(meta) > 0 {
-		params["_meta"] = meta
-	}
-	raw, err := c.Call(ctx, "tools/call", params)
+	raw, err := c.call(ctx, "tools/call", params)
 	if err != nil {
 		return nil, err
 	}

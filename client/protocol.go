@@ -9,9 +9,18 @@ const (
 	LatestProtocolVersion = "2025-11-25"
 )
 
-// SupportedProtocolVersions lists every revision a server may answer
-// initialize with, newest first.
-var SupportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// SupportedProtocolVersions returns every revision a server may answer
+// initialize with, newest first. The slice is a fresh copy on each call, so
+// a caller cannot change what the client accepts.
+func SupportedProtocolVersions() []string {
+	return []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+}
+
+// batchesAllowed reports whether a protocol revision lets a JSON-RPC batch
+// (an array of messages) go over the wire: only 2025-03-26 does, whose
+// schema has JSONRPCBatchRequest and JSONRPCBatchResponse; 2025-06-18
+// removed them, and 2024-11-05 never had them.
+func batchesAllowed(version string) bool { return version == "2025-03-26" }
 
 // The protocol types below follow the names of the MCP schema. They are
 // lenient: each list item and result keeps the exact JSON it was decoded from
@@ -264,9 +273,36 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes Raw when set.
 func (c Content) MarshalJSON() ([]byte, error) { return rawOr(c.Raw, contentAlias(c)) }
 
-// UnmarshalJSON keeps data in Raw.
+// rawRef is a json.RawMessage that keeps the bytes it is decoded from
+// instead of copying them (json.RawMessage copies), under the same rule as
+// keepRaw.
+type rawRef []byte
+
+func (r *rawRef) UnmarshalJSON(data []byte) error {
+	*r = data
+	return nil
+}
+
+// UnmarshalJSON keeps data in Raw, and structuredContent and _meta as
+// sub-slices of data: a 100 MB structuredContent is not copied.
 func (r *CallToolResult) UnmarshalJSON(data []byte) error {
-	return keepRaw(data, (*callToolResultAlias)(r), &r.Raw)
+	var shadow struct {
+		Content           []Content `json:"content"`
+		StructuredContent rawRef    `json:"structuredContent"`
+		IsError           bool      `json:"isError"`
+		Meta              rawRef    `json:"_meta"`
+	}
+	if err := json.Unmarshal(data, &shadow); err != nil {
+		return err
+	}
+	*r = CallToolResult{
+		Content:           shadow.Content,
+		StructuredContent: json.RawMessage(shadow.StructuredContent),
+		IsError:           shadow.IsError,
+		Meta:              json.RawMessage(shadow.Meta),
+		Raw:               data,
+	}
+	return nil
 }
 
 // MarshalJSON writes Raw when set.

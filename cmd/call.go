@@ -115,11 +115,8 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 			return err
 		}
 	}
-	sigMeta, nonce, err := opts.Sign.signCall(tool.Name, args)
-	if err != nil {
-		return err
-	}
-	res, err := s.CallTool(ctx, tool.Name, args, client.CallOptions{ProgressToken: "mcpctl-call", Meta: sigMeta})
+	var nonce string
+	res, err := s.CallTool(ctx, tool.Name, args, client.CallOptions{ProgressToken: "mcpctl-call", Sign: opts.Sign.signHook(&nonce)})
 	if f.IOStreams.IsStderrTTY() {
 		// Clear a progress line, if one was drawn.
 		fmt.Fprint(f.IOStreams.ErrOut, "\r\x1b[K")

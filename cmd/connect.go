@@ -75,31 +75,15 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 
 	counts := map[string]int{}
 	listStart := time.Now()
-	count := func(capability, key string, list func(context.Context) (int, error)) error {
-		if !s.HasCapability(capability) {
-			return nil
+	for _, k := range client.ListMethods() {
+		if !s.HasCapability(k.Capability) {
+			continue
 		}
-		n, err := list(ctx)
+		items, err := s.ListAll(ctx, k.Method, k.Key)
 		if err != nil {
-			return fmt.Errorf("counting %s of %s: %w", key, s.name, err)
+			return fmt.Errorf("counting %s of %s: %w", k.Key, s.name, err)
 		}
-		counts[key] = n
-		return nil
-	}
-	if err := count("tools", "tools", func(ctx context.Context) (int, error) { l, err := s.ListTools(ctx); return len(l), err }); err != nil {
-		return err
-	}
-	if err := count("resources", "resources", func(ctx context.Context) (int, error) { l, err := s.ListResources(ctx); return len(l), err }); err != nil {
-		return err
-	}
-	if err := count("resources", "resourceTemplates", func(ctx context.Context) (int, error) {
-		l, err := s.ListResourceTemplates(ctx)
-		return len(l), err
-	}); err != nil {
-		return err
-	}
-	if err := count("prompts", "prompts", func(ctx context.Context) (int, error) { l, err := s.ListPrompts(ctx); return len(l), err }); err != nil {
-		return err
+		counts[k.Key] = len(items)
 	}
 	listing := time.Since(listStart)
 

@@ -398,6 +398,7 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 		ProtocolVersion: o.ProtocolVersion,
 		Timeout:         o.Timeout,
 		OnNotification:  f.notificationPrinter(),
+		OnEvent:         f.eventPrinter(o.Verbose),
 		OnProtocolWarning: func(msg string) {
 			fmt.Fprintln(ios.ErrOut, "mcpctl: protocol violation: "+red.String(msg))
 		},

@@ -21,14 +21,6 @@ type ListOptions struct {
 	Long    bool
 }
 
-// listKinds maps the user's word to the capability and protocol key.
-var listKinds = []struct{ word, capability, key string }{
-	{"tools", "tools", "tools"},
-	{"resources", "resources", "resources"},
-	{"templates", "resources", "resourceTemplates"},
-	{"prompts", "prompts", "prompts"},
-}
-
 // NewCmdList builds `mcpctl list`. runF replaces the run function in tests.
 func NewCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
 	opts := &ListOptions{Factory: f}
@@ -54,11 +46,7 @@ pages merged, e.g. {"tools": [...]}.`,
 			if len(args) == 1 {
 				opts.Kind = args[0]
 			}
-			valid := opts.Kind == "all"
-			for _, k := range listKinds {
-				valid = valid || k.word == opts.Kind
-			}
-			if !valid {
+			if _, known := client.LookupList(opts.Kind); !known && opts.Kind != "all" {
 				return flagErrorf("unknown kind %q: expected tools, resources, templates, prompts or all", opts.Kind)
 			}
 			if err := opts.Output.validate(); err != nil {
@@ -95,21 +83,21 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	all := opts.Kind == "all"
 	out := map[string]any{}
 	var l listing
-	for _, k := range listKinds {
-		if !all && k.word != opts.Kind {
+	for _, k := range client.ListMethods() {
+		if !all && k.Kind != opts.Kind {
 			continue
 		}
-		if !s.HasCapability(k.capability) {
+		if !s.HasCapability(k.Capability) {
 			if all {
 				continue
 			}
-			return fmt.Errorf("%s does not offer %s: it did not declare the %q capability in initialize", s.name, k.word, k.capability)
+			return fmt.Errorf("%s does not offer %s: it did not declare the %q capability in initialize", s.name, k.Kind, k.Capability)
 		}
 		var (
 			items any
 			err   error
 		)
-		switch k.word {
+		switch k.Kind {
 		case "tools":
 			l.Tools, err = s.ListTools(ctx)
 			items = nonNil(l.Tools)
@@ -124,9 +112,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			items = nonNil(l.Prompts)
 		}
 		if err != nil {
-			return fmt.Errorf("listing %s of %s: %w", k.word, s.name, err)
+			return fmt.Errorf("listing %s of %s: %w", k.Kind, s.name, err)
 		}
-		out[k.key] = items
+		out[k.Key] = items
 	}
 
 	p := f.printer()

@@ -225,37 +225,23 @@ func yamlNode(dec *json.Decoder) (*yaml.Node, error) {
 // printer builds a render.Printer for the command's streams.
 func (f *Factory) printer() *render.Printer { return f.IOStreams.Printer() }
 
-// notificationPrinter shows server log messages and progress on stderr.
-func (f *Factory) notificationPrinter() func(method string, params json.RawMessage) {
+// notificationPrinter shows server log messages and progress on stderr;
+// the client has decoded them.
+func (f *Factory) notificationPrinter() func(client.Notification) {
 	ios := f.IOStreams
-	return func(method string, params json.RawMessage) {
-		switch method {
-		case "notifications/message":
-			var m struct {
-				Level  string          `json:"level"`
-				Logger string          `json:"logger"`
-				Data   json.RawMessage `json:"data"`
+	return func(n client.Notification) {
+		switch {
+		case n.Log != nil:
+			prefix := "server log [" + n.Log.Level + "]"
+			if n.Log.Logger != "" {
+				prefix += " " + n.Log.Logger
 			}
-			if json.Unmarshal(params, &m) != nil {
-				return
-			}
-			var text string
-			if json.Unmarshal(m.Data, &text) != nil {
-				text = string(m.Data)
-			}
-			prefix := "server log [" + m.Level + "]"
-			if m.Logger != "" {
-				prefix += " " + m.Logger
-			}
-			fmt.Fprintln(ios.ErrOut, render.Dim(prefix+": "+text, ios.ColorErrEnabled()))
-		case "notifications/progress":
+			fmt.Fprintln(ios.ErrOut, render.Dim(prefix+": "+n.Log.Text(), ios.ColorErrEnabled()))
+		case n.Progress != nil:
 			if !ios.IsStderrTTY() {
 				return
 			}
-			var p client.ProgressNotification
-			if json.Unmarshal(params, &p) != nil {
-				return
-			}
+			p := n.Progress
 			var b strings.Builder
 			fmt.Fprintf(&b, "progress: %g", p.Progress)
 			if p.Total != nil {
@@ -267,5 +253,17 @@ func (f *Factory) notificationPrinter() func(method string, params json.RawMessa
 			// \r and clear-to-end keep the progress on one line.
 			fmt.Fprintf(ios.ErrOut, "\r%s\x1b[K", b.String())
 		}
+	}
+}
+
+// eventPrinter shows session events from the client (a re-initialized
+// session) on stderr when verbose, and nothing otherwise.
+func (f *Factory) eventPrinter(verbose bool) func(event, detail string) {
+	if !verbose {
+		return nil
+	}
+	ios := f.IOStreams
+	return func(event, detail string) {
+		fmt.Fprintf(ios.ErrOut, "mcpctl: %s: %s\n", event, detail)
 	}
 }

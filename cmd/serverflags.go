@@ -292,8 +292,8 @@ func (o *ServerOptions) check() error {
 			return err
 		}
 	}
-	if o.ProtocolVersion != "" && !slices.Contains(client.SupportedProtocolVersions, o.ProtocolVersion) {
-		return flagErrorf("unsupported --protocol-version %q (supported: %s)", o.ProtocolVersion, strings.Join(client.SupportedProtocolVersions, ", "))
+	if o.ProtocolVersion != "" && !slices.Contains(client.SupportedProtocolVersions(), o.ProtocolVersion) {
+		return flagErrorf("unsupported --protocol-version %q (supported: %s)", o.ProtocolVersion, strings.Join(client.SupportedProtocolVersions(), ", "))
 	}
 	return nil
 }

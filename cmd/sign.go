@@ -3,7 +3,6 @@ package cmd
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/signing"
 )
@@ -312,27 +312,19 @@ func signRequestRun(opts *SignRequestOptions) error {
 		return err
 	}
 	so := &SignOptions{LoadKey: f.LoadKey, SignKey: opts.Key, Canonical: opts.Canonical, KID: opts.KID, MaxSkew: signing.DefaultMaxSkew}
-	meta, _, err := so.signCall(opts.Tool, args)
+	data, err := client.MarshalArguments(args)
 	if err != nil {
 		return err
 	}
-	// args is encoded as signCall and client.CallTool encode it, so the
-	// arguments sent are the arguments signed.
-	type params struct {
-		Name      string         `json:"name"`
-		Arguments map[string]any `json:"arguments"`
-		Meta      map[string]any `json:"_meta"`
-	}
-	msg := struct {
-		JSONRPC string `json:"jsonrpc"`
-		ID      int64  `json:"id"`
-		Method  string `json:"method"`
-		Params  params `json:"params"`
-	}{"2.0", opts.ID, "tools/call", params{opts.Tool, args, meta}}
-	line, err := jsonLine(msg)
+	// The client's own builder, with the hook mcpctl call uses: the request
+	// printed is the request mcpctl call --sign-key would send (without the
+	// progress token), signed over the bytes it carries.
+	var nonce string
+	msg, err := client.NewCallToolRequest(opts.ID, opts.Tool, data, client.CallOptions{Sign: so.signHook(&nonce)})
 	if err != nil {
-		return fmt.Errorf("encoding the request: %w", err)
+		return err
 	}
+	line := append(msg, '\n')
 	_, err = f.IOStreams.Out.Write(line)
 	return err
 }
@@ -509,14 +501,4 @@ func jwtReason(header map[string]any, err error) error {
 func sha256Prefix(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
-}
-
-// jsonLine encodes v as one line of compact JSON, as a stdio transport
-// sends it.
-func jsonLine(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
 }

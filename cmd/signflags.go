@@ -111,34 +111,26 @@ func (o *SignOptions) clock() time.Time {
 	return time.Now()
 }
 
-// signCall signs a call of tool with args, when --sign-key is given. It
-// returns the additions to params._meta ({"signature": …}, for
-// client.CallOptions.Meta) and the nonce to check the result against; all
-// are empty without --sign-key.
-//
-// The signature covers the arguments as client.CallTool will send them:
-// both encode the same map with encoding/json, whose output depends only on
-// the map's contents (keys sorted, json.Number and int64 written with their
-// digits), so the bytes signed here are the bytes sent.
-func (o *SignOptions) signCall(tool string, args map[string]any) (meta map[string]any, nonce string, err error) {
+// signHook returns the hook that signs a tools/call for
+// client.CallOptions.Sign when --sign-key is given, and nil without it. The
+// client hands the hook the arguments exactly as it sends them, so the
+// signature covers the bytes sent by construction. The hook stores the
+// nonce it chose in *nonce, to check the result against.
+func (o *SignOptions) signHook(nonce *string) func(tool string, arguments json.RawMessage) (any, error) {
 	if o.SignKey == "" {
-		return nil, "", nil
+		return nil
 	}
-	if err := o.validate(); err != nil {
-		return nil, "", err
+	return func(tool string, arguments json.RawMessage) (any, error) {
+		if err := o.validate(); err != nil {
+			return nil, err
+		}
+		sig, err := signing.SignRequest(o.signKey, o.Canonical, o.KID, tool, arguments, o.clock())
+		if err != nil {
+			return nil, err
+		}
+		*nonce = sig.Nonce
+		return sig, nil
 	}
-	if args == nil {
-		args = map[string]any{} // as CallTool sends it
-	}
-	data, err := json.Marshal(args)
-	if err != nil {
-		return nil, "", fmt.Errorf("encoding the arguments of %q to sign them: %w", tool, err)
-	}
-	sig, err := signing.SignRequest(o.signKey, o.Canonical, o.KID, tool, data, o.clock())
-	if err != nil {
-		return nil, "", fmt.Errorf("signing the call of %q: %w", tool, err)
-	}
-	return map[string]any{"signature": sig}, sig.Nonce, nil
 }
 
 // verifyResult checks the signature of res, the result of calling tool with

@@ -101,7 +101,7 @@ func (c *pipeSDKConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 func (c *pipeSDKConn) Close() error      { return c.conn.Close() }
 func (c *pipeSDKConn) SessionID() string { return "" }
 
-// TestSignedCallRoundTrip checks that what signCall signs is what
+// TestSignedCallRoundTrip checks that what the signHook signs is what
 // client.CallTool sends (the server verifies the request over the bytes it
 // received) and that verifyResult accepts the server's signature over the
 // bytes it sent, for arguments as ParseArgs types them.
@@ -126,11 +126,8 @@ func TestSignedCallRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				meta, nonce, err := o.signCall("args", args)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := c.CallTool(context.Background(), "args", args, client.CallOptions{ProgressToken: "p", Meta: meta})
+				var nonce string
+				res, err := c.CallTool(context.Background(), "args", args, client.CallOptions{ProgressToken: "p", Sign: o.signHook(&nonce)})
 				if err != nil {
 					t.Fatalf("the server refused the signed request: %v", err)
 				}
@@ -193,9 +190,9 @@ func TestSignOptionsValidate(t *testing.T) {
 
 func TestSignCallWithoutKeyDoesNothing(t *testing.T) {
 	o := &SignOptions{Canonical: signing.FormJCS, MaxSkew: time.Minute}
-	meta, nonce, err := o.signCall("echo", map[string]any{"a": 1})
-	if meta != nil || nonce != "" || err != nil {
-		t.Errorf("signCall without --sign-key = %v, %q, %v; want nothing", meta, nonce, err)
+	var nonce string
+	if hook := o.signHook(&nonce); hook != nil {
+		t.Errorf("signHook without --sign-key is not nil")
 	}
 	if err := o.verifyResult("echo", &client.CallToolResult{Raw: json.RawMessage(`{"content":[]}`)}, ""); err != nil {
 		t.Errorf("verifyResult without --verify-key = %v", err)

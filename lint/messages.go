@@ -169,7 +169,7 @@ func negotiated(initialize json.RawMessage) string {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	_ = json.Unmarshal(initialize, &r) // the message-schema rule reports a bad result
-	if slices.Contains(client.SupportedProtocolVersions, r.ProtocolVersion) {
+	if slices.Contains(client.SupportedProtocolVersions(), r.ProtocolVersion) {
 		return r.ProtocolVersion
 	}
 	return client.LatestProtocolVersion

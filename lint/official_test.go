@@ -81,7 +81,7 @@ func schemaRules(def, version string) []string {
 // version rejects it; so each seeded message-schema defect is also one by
 // the official definition.
 func TestDefectServerAgainstOfficialSchema(t *testing.T) {
-	for _, version := range client.SupportedProtocolVersions {
+	for _, version := range client.SupportedProtocolVersions() {
 		t.Run(version, func(t *testing.T) {
 			init, rpcErr := defectserver.Server{}.Handle("initialize", json.RawMessage(`{"protocolVersion": "`+version+`"}`))
 			if rpcErr != nil {

@@ -398,9 +398,9 @@ func TestStreamableResume(t *testing.T) {
 	var notes []string
 	var notesMu sync.Mutex
 	c := connect(t, &transport.StreamableHTTP{Options: transport.HTTPOptions{URL: ts.URL + "/mcp", OnEvent: events.on}}, client.Options{
-		OnNotification: func(method string, _ json.RawMessage) {
+		OnNotification: func(n client.Notification) {
 			notesMu.Lock()
-			notes = append(notes, method)
+			notes = append(notes, n.Method)
 			notesMu.Unlock()
 		},
 	})
