@@ -33,6 +33,10 @@ type Violation struct {
 	// `must be >= 1, got 0`. Values in it are shortened to about 60
 	// characters.
 	Msg string `json:"message"`
+	// Definition is the official MCP schema definition whose subschema
+	// failed, the innermost one ("ImageContent" inside a "CallToolResult"),
+	// for violations found by a [Checker]; "" otherwise.
+	Definition string `json:"definition,omitempty"`
 }
 
 // String shows the path, "/" for the value itself, then the message:
@@ -87,7 +91,7 @@ func (s *Schema) validate(inst any) (out []Violation) {
 	}
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		f := &formatter{index: s.index, instance: inst}
+		f := &formatter{index: s.index, instance: inst, official: s.official}
 		return f.violations(ve)
 	}
 	var loop jsonschema.InfiniteLoopError
@@ -203,10 +207,14 @@ func mismatch(path, keyword string, expected []string, found string) problem {
 	}
 }
 
+// msgRequired is the message of a missing required property.
+const msgRequired = "required property is missing"
+
 // formatter rewrites the library's error tree as violations.
 type formatter struct {
 	index    map[string]*jsonschema.Schema // where the errors' schemas are found
 	instance any                           // the validated value, for the values messages show
+	official bool                          // name the official definition of each violation
 }
 
 // violations are the leaves of the error tree, with unions summarised,
@@ -270,7 +278,7 @@ func (f *formatter) union(ve *jsonschema.ValidationError, kw string) []problem {
 				found = b[0].found
 			}
 		}
-		return []problem{mismatch(path, kw, expected, found)}
+		return f.named(ve, []problem{mismatch(path, kw, expected, found)})
 	}
 	if bestCount == 1 {
 		for i, b := range branches {
@@ -296,7 +304,7 @@ func (f *formatter) union(ve *jsonschema.ValidationError, kw string) []problem {
 		parts = append(parts, part)
 	}
 	what := "matches none of the " + kw + " alternatives"
-	return []problem{{Violation: Violation{Path: path, Keyword: kw, Msg: what + ": " + strings.Join(parts, "; ")}}}
+	return f.named(ve, []problem{{Violation: Violation{Path: path, Keyword: kw, Msg: what + ": " + strings.Join(parts, "; ")}}})
 }
 
 // How well a union's alternative fits the value, from its problems.
@@ -323,6 +331,21 @@ func fitness(ps []problem, path string) int {
 
 // leaf turns an error without causes into problems.
 func (f *formatter) leaf(ve *jsonschema.ValidationError) []problem {
+	return f.named(ve, f.leafProblems(ve))
+}
+
+// named sets the definition of problems found at ve, for official schemas.
+func (f *formatter) named(ve *jsonschema.ValidationError, ps []problem) []problem {
+	if f.official {
+		def := definitionOf(ve.AbsoluteKeywordLocation)
+		for i := range ps {
+			ps[i].Definition = def
+		}
+	}
+	return ps
+}
+
+func (f *formatter) leafProblems(ve *jsonschema.ValidationError) []problem {
 	path := pointer(ve.InstanceLocation)
 	value, _ := f.lookup(ve.InstanceLocation)
 	if s := f.index[ve.AbsoluteKeywordLocation]; s != nil && s.Always != nil && !*s.Always {
@@ -380,7 +403,7 @@ func (f *formatter) leafMessage(ve *jsonschema.ValidationError, s *jsonschema.Sc
 		for _, name := range s.Required {
 			if _, ok := obj[name]; !ok {
 				out = append(out, problem{Violation: Violation{
-					Path: path + "/" + escapePointer(name), Keyword: kw, Msg: "required property is missing",
+					Path: path + "/" + escapePointer(name), Keyword: kw, Msg: msgRequired,
 				}})
 			}
 		}
