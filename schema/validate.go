@@ -458,8 +458,7 @@ func (f *formatter) leafMessage(ve *jsonschema.ValidationError, s *jsonschema.Sc
 		}
 		return one(fmt.Sprintf("must have at %s %d %s, got %d", least, bound, plural(bound, unit, units), n))
 	case "uniqueItems":
-		var i, j int
-		if _, err := fmt.Sscanf(ve.Message, "items at index %d and %d are equal", &i, &j); err == nil {
+		if i, j, ok := equalItems(value); ok {
 			return one(fmt.Sprintf("items must be unique, but items %d and %d are equal", i, j))
 		}
 	case "additionalItems":
@@ -469,7 +468,13 @@ func (f *formatter) leafMessage(ve *jsonschema.ValidationError, s *jsonschema.Sc
 		}
 	case "minContains", "maxContains":
 		matched := 0
-		fmt.Sscanf(ve.Message[strings.LastIndexByte(ve.Message, ' ')+1:], "%d", &matched)
+		if arr, ok := value.([]any); ok && s.Contains != nil {
+			for _, item := range arr {
+				if s.Contains.Validate(item) == nil {
+					matched++
+				}
+			}
+		}
 		bound, least := s.MinContains, "least"
 		if kw == "maxContains" {
 			bound, least = s.MaxContains, "most"
@@ -478,12 +483,83 @@ func (f *formatter) leafMessage(ve *jsonschema.ValidationError, s *jsonschema.Sc
 	case "not":
 		return one(fmt.Sprintf("must not match the \"not\" schema, got %s", show(value)))
 	case "oneOf":
-		var i, j int
-		if _, err := fmt.Sscanf(ve.Message, "valid against schemas at indexes %d and %d", &i, &j); err == nil {
-			return one(fmt.Sprintf("must match exactly one oneOf alternative, but matches oneOf/%d and oneOf/%d", i, j))
+		var matched []int
+		for i, alt := range s.OneOf {
+			if alt.Validate(value) == nil {
+				matched = append(matched, i)
+			}
+		}
+		if len(matched) >= 2 {
+			return one(fmt.Sprintf("must match exactly one oneOf alternative, but matches oneOf/%d and oneOf/%d", matched[0], matched[1]))
 		}
 	}
 	return one(ve.Message)
+}
+
+// equalItems finds the first two equal items of an array, by JSON value
+// (1 and 1.0 are equal), as uniqueItems compares them.
+func equalItems(v any) (i, j int, ok bool) {
+	arr, _ := v.([]any)
+	for j := range arr {
+		for i := range j {
+			if sameJSON(arr[i], arr[j]) {
+				return i, j, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// sameJSON compares normalised JSON values; numbers compare by value
+// whatever their Go type.
+func sameJSON(a, b any) bool {
+	if ra, ok := ratOf(a); ok {
+		rb, ok := ratOf(b)
+		return ok && ra.Cmp(rb) == 0
+	}
+	switch a := a.(type) {
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !sameJSON(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := b[k]
+			if !ok || !sameJSON(av, bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b // nil, bool, string: comparable
+}
+
+// ratOf is the exact value of a number as normalize leaves it.
+func ratOf(v any) (*big.Rat, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return new(big.Rat).SetString(string(x))
+	case int64:
+		return new(big.Rat).SetInt64(x), true
+	case uint64:
+		return new(big.Rat).SetUint64(x), true
+	case float64:
+		return new(big.Rat).SetFloat64(x), !math.IsNaN(x) && !math.IsInf(x, 0)
+	case float32:
+		return new(big.Rat).SetFloat64(float64(x)), !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+	}
+	return nil, false
 }
 
 // additional reports each property of obj that schema s has no place for,
