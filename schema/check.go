@@ -82,8 +82,17 @@ func ResultDefinition(version, method string) string {
 // The zero value is ready to use. A Checker is safe for concurrent use and
 // must not be copied after first use.
 type Checker struct {
-	mu   sync.Mutex
-	defs map[string]*officialDef // by version + "#" + definition
+	mu       sync.Mutex
+	defs     map[string]*officialDef     // by version + "#" + definition
+	versions map[string]*officialVersion // the split schemas, by version
+}
+
+// officialVersion is the official schema of one revision split into its
+// definitions, once.
+type officialVersion struct {
+	once sync.Once
+	d    *definitions
+	err  error
 }
 
 // officialDef is one compiled definition, compiled once.
@@ -205,8 +214,30 @@ func (c *Checker) definition(version, def string) (*Schema, error) {
 		c.defs[key] = d
 	}
 	c.mu.Unlock()
-	d.once.Do(func() { d.s, d.err = compileDefinition(version, def) })
+	d.once.Do(func() {
+		var defs *definitions
+		if defs, d.err = c.split(version); d.err == nil {
+			d.s, d.err = compileDefinition(defs, def)
+		}
+	})
 	return d.s, d.err
+}
+
+// split returns the definitions of the official schema of version,
+// splitting it on first use.
+func (c *Checker) split(version string) (*definitions, error) {
+	c.mu.Lock()
+	if c.versions == nil {
+		c.versions = map[string]*officialVersion{}
+	}
+	v := c.versions[version]
+	if v == nil {
+		v = &officialVersion{}
+		c.versions[version] = v
+	}
+	c.mu.Unlock()
+	v.once.Do(func() { v.d, v.err = officialDefinitions(version) })
+	return v.d, v.err
 }
 
 // errNoDefinition reports a definition a revision does not have.
@@ -221,8 +252,8 @@ type definitions struct {
 }
 
 // officialDefinitions splits the official schema of version into its
-// definitions. It is cheap next to compiling (a few milliseconds), and
-// done per use so that nothing is kept at package level.
+// definitions. A Checker keeps the result, so that nothing is kept at
+// package level.
 func officialDefinitions(version string) (*definitions, error) {
 	data, err := OfficialSchema(version)
 	if err != nil {
@@ -246,11 +277,8 @@ func officialDefinitions(version string) (*definitions, error) {
 // definitions it refers to, directly or not, go into the compiled document,
 // so the meta-schema check (the library's, and most of the cost) sees
 // kilobytes instead of the whole schema.
-func compileDefinition(version, def string) (*Schema, error) {
-	d, err := officialDefinitions(version)
-	if err != nil {
-		return nil, err
-	}
+func compileDefinition(d *definitions, def string) (*Schema, error) {
+	version := d.version
 	if d.raw[def] == nil {
 		return nil, fmt.Errorf("the official schema of %s has no definition %q: %w", version, def, errNoDefinition)
 	}
@@ -280,6 +308,9 @@ func compileDefinition(version, def string) (*Schema, error) {
 	url := "mcpctl:///mcp/" + version + "/schema.json"
 	c := jsonschema.NewCompiler()
 	c.AssertFormat = true // as draft-07 does, so every revision checks "uri" alike
+	// The library rejects valid RFC 6570 templates ("{#section:3}"); lint's
+	// resource-template-invalid rule checks them properly.
+	c.Formats["uri-template"] = func(any) bool { return true }
 	c.LoadURL = func(url string) (io.ReadCloser, error) { return nil, &RemoteRefError{Ref: url} }
 	if err := c.AddResource(url, bytes.NewReader(doc)); err != nil {
 		return nil, fmt.Errorf("the official schema of %s: %w", version, err)
