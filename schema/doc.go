@@ -3,7 +3,8 @@
 // inputSchema ([ParseArgs]), lists an input schema's properties for display
 // ([Properties]), compiles schemas ([Compile]) and validates values against
 // them ([Schema.Validate]), with "did you mean" hints for misspelt names
-// ([Suggest], [UnknownArgs]).
+// ([Suggest]), and checks what a server sends against the official MCP
+// schema of the negotiated revision ([Checker]).
 //
 // # Validation
 //
