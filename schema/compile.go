@@ -10,6 +10,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -59,6 +60,10 @@ type Schema struct {
 	// property names, limits).
 	index    map[string]*jsonschema.Schema
 	warnings []string
+	// args is the reading of the schema that types key=value arguments,
+	// built on first use.
+	viewOnce sync.Once
+	args     *argView
 	// official marks a definition of an official MCP schema, whose
 	// violations name the definition (see Checker).
 	official bool
@@ -181,6 +186,7 @@ func compile(raw json.RawMessage, onLoad func(url string)) (s *Schema, err error
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
+	c.ExtractAnnotations = true // descriptions, for Properties
 	for name := range jsonschema.Formats {
 		c.Formats[name] = func(any) bool { return true }
 	}
