@@ -13,49 +13,82 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// resultDefinitions names the official definition of the result of each
-// request a client sends, for every revision that has it. A method a
-// revision does not define is left out of the check by [Checker.CheckResult].
-var resultDefinitions = map[string]string{
-	"initialize":               "InitializeResult",
-	"ping":                     "EmptyResult",
-	"tools/list":               "ListToolsResult",
-	"tools/call":               "CallToolResult",
-	"resources/list":           "ListResourcesResult",
-	"resources/templates/list": "ListResourceTemplatesResult",
-	"resources/read":           "ReadResourceResult",
-	"resources/subscribe":      "EmptyResult",
-	"resources/unsubscribe":    "EmptyResult",
-	"prompts/list":             "ListPromptsResult",
-	"prompts/get":              "GetPromptResult",
-	"completion/complete":      "CompleteResult",
-	"logging/setLevel":         "EmptyResult",
-	"tasks/get":                "GetTaskResult",
-	"tasks/list":               "ListTasksResult",
-	"tasks/cancel":             "CancelTaskResult",
+// resultDefinition names the official definition of the result of each
+// request a client sends, or "". A switch rather than a map, so that
+// nothing is built at start-up. A method a revision does not define is left
+// out of the check by [Checker.CheckResult].
+func resultDefinition(method string) string {
+	switch method {
+	case "initialize":
+		return "InitializeResult"
+	case "ping", "resources/subscribe", "resources/unsubscribe", "logging/setLevel":
+		return "EmptyResult"
+	case "tools/list":
+		return "ListToolsResult"
+	case "tools/call":
+		return "CallToolResult"
+	case "resources/list":
+		return "ListResourcesResult"
+	case "resources/templates/list":
+		return "ListResourceTemplatesResult"
+	case "resources/read":
+		return "ReadResourceResult"
+	case "prompts/list":
+		return "ListPromptsResult"
+	case "prompts/get":
+		return "GetPromptResult"
+	case "completion/complete":
+		return "CompleteResult"
+	case "tasks/get":
+		return "GetTaskResult"
+	case "tasks/list":
+		return "ListTasksResult"
+	case "tasks/cancel":
+		return "CancelTaskResult"
+	}
+	return ""
 }
 
-// notificationDefinitions names the official definition of each
+// notificationDefinition names the official definition of each
 // notification a server sends.
-var notificationDefinitions = map[string]string{
-	"notifications/message":                "LoggingMessageNotification",
-	"notifications/progress":               "ProgressNotification",
-	"notifications/cancelled":              "CancelledNotification",
-	"notifications/resources/updated":      "ResourceUpdatedNotification",
-	"notifications/resources/list_changed": "ResourceListChangedNotification",
-	"notifications/tools/list_changed":     "ToolListChangedNotification",
-	"notifications/prompts/list_changed":   "PromptListChangedNotification",
-	"notifications/tasks/status":           "TaskStatusNotification",
-	"notifications/elicitation/complete":   "ElicitationCompleteNotification",
+func notificationDefinition(method string) string {
+	switch method {
+	case "notifications/message":
+		return "LoggingMessageNotification"
+	case "notifications/progress":
+		return "ProgressNotification"
+	case "notifications/cancelled":
+		return "CancelledNotification"
+	case "notifications/resources/updated":
+		return "ResourceUpdatedNotification"
+	case "notifications/resources/list_changed":
+		return "ResourceListChangedNotification"
+	case "notifications/tools/list_changed":
+		return "ToolListChangedNotification"
+	case "notifications/prompts/list_changed":
+		return "PromptListChangedNotification"
+	case "notifications/tasks/status":
+		return "TaskStatusNotification"
+	case "notifications/elicitation/complete":
+		return "ElicitationCompleteNotification"
+	}
+	return ""
 }
 
-// requestDefinitions names the official definition of each request a
+// requestDefinition names the official definition of each request a
 // server sends to the client.
-var requestDefinitions = map[string]string{
-	"ping":                   "PingRequest",
-	"roots/list":             "ListRootsRequest",
-	"sampling/createMessage": "CreateMessageRequest",
-	"elicitation/create":     "ElicitRequest",
+func requestDefinition(method string) string {
+	switch method {
+	case "ping":
+		return "PingRequest"
+	case "roots/list":
+		return "ListRootsRequest"
+	case "sampling/createMessage":
+		return "CreateMessageRequest"
+	case "elicitation/create":
+		return "ElicitRequest"
+	}
+	return ""
 }
 
 // ResultDefinition is the name of the official definition that the result
@@ -63,7 +96,7 @@ var requestDefinitions = map[string]string{
 // "tools/call"), or "" when mcpctl does not check that method's results or
 // the revision does not define it.
 func ResultDefinition(version, method string) string {
-	def := resultDefinitions[method]
+	def := resultDefinition(method)
 	if def == "" || !slices.Contains(officialVersions, version) {
 		return ""
 	}
@@ -109,7 +142,7 @@ type officialDef struct {
 // one mcpctl does not check. The error reports a revision without an
 // embedded schema or a result that is not JSON.
 func (c *Checker) CheckResult(version, method string, result []byte) ([]Violation, error) {
-	def := resultDefinitions[method]
+	def := resultDefinition(method)
 	if def == "" {
 		return nil, nil
 	}
@@ -121,7 +154,7 @@ func (c *Checker) CheckResult(version, method string, result []byte) ([]Violatio
 // definition of the whole message, so paths start with "/params". Methods
 // mcpctl does not check yield nil.
 func (c *Checker) CheckNotification(version, method string, params []byte) ([]Violation, error) {
-	def := notificationDefinitions[method]
+	def := notificationDefinition(method)
 	if def == "" {
 		return nil, nil
 	}
@@ -136,7 +169,7 @@ func (c *Checker) CheckNotification(version, method string, params []byte) ([]Vi
 // (sampling/createMessage, roots/list, elicitation/create, ping), given by
 // its method and params, like [Checker.CheckNotification].
 func (c *Checker) CheckRequest(version, method string, params []byte) ([]Violation, error) {
-	def := requestDefinitions[method]
+	def := requestDefinition(method)
 	if def == "" {
 		return nil, nil
 	}
