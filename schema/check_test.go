@@ -99,11 +99,25 @@ func TestCheckResultViolations(t *testing.T) {
 			wantDef: "CompleteResult",
 		},
 		{
-			name:    "content block of an unknown type",
-			method:  "tools/call",
-			result:  `{"content": [{"type": "video", "data": "x"}]}`,
-			wantDef: "", // checked by prefix below
-			want:    nil,
+			name:     "content block of an unknown type",
+			method:   "tools/call",
+			result:   `{"content": [{"type": "video", "data": "x"}]}`,
+			versions: []string{"2025-06-18", "2025-11-25"},
+			want:     []string{`/content/0/type: must be one of "text", "image", "audio", "resource_link", "resource", got "video" (ContentBlock)`},
+			wantDef:  "ContentBlock",
+		},
+		{
+			name:     "content block of an unknown type, 2024-11-05",
+			method:   "tools/call",
+			result:   `{"content": [{"type": "video", "data": "x"}]}`,
+			versions: []string{"2024-11-05"},
+			want:     []string{`/content/0/type: must be one of "text", "image", "resource", got "video" (CallToolResult)`},
+			wantDef:  "CallToolResult",
+		},
+		{
+			name:   "content block without a type",
+			method: "tools/call",
+			result: `{"content": [{"data": "x"}]}`,
 		},
 	}
 	var c schema.Checker

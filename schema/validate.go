@@ -280,6 +280,11 @@ func (f *formatter) union(ve *jsonschema.ValidationError, kw string) []problem {
 		}
 		return f.named(ve, []problem{mismatch(path, kw, expected, found)})
 	}
+	if best == fitDiscriminator && bestCount == len(branches) {
+		if p, ok := sameDiscriminator(branches); ok {
+			return f.named(ve, []problem{p})
+		}
+	}
 	if bestCount == 1 {
 		for i, b := range branches {
 			if fit[i] == best {
@@ -305,6 +310,32 @@ func (f *formatter) union(ve *jsonschema.ValidationError, kw string) []problem {
 	}
 	what := "matches none of the " + kw + " alternatives"
 	return f.named(ve, []problem{{Violation: Violation{Path: path, Keyword: kw, Msg: what + ": " + strings.Join(parts, "; ")}}})
+}
+
+// sameDiscriminator merges the failures of a union whose alternatives all
+// want a different constant in the same property (the "type" of a content
+// block: "text", "image"…) into one: `/content/0/type: must be one of
+// "text", "image", got "video"`.
+func sameDiscriminator(branches [][]problem) (problem, bool) {
+	var (
+		at       string
+		expected []string
+		found    string
+	)
+	for i, b := range branches {
+		j := slices.IndexFunc(b, func(p problem) bool {
+			return (p.Keyword == "const" || p.Keyword == "enum") && len(p.expected) > 0
+		})
+		if j < 0 || (i > 0 && b[j].Path != at) {
+			return problem{}, false
+		}
+		at, found = b[j].Path, b[j].found
+		expected = appendNew(expected, b[j].expected...)
+	}
+	if len(expected) > 1 {
+		expected = []string{"one of " + strings.Join(expected, ", ")}
+	}
+	return mismatch(at, "const", expected, found), true
 }
 
 // How well a union's alternative fits the value, from its problems.
