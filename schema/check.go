@@ -140,7 +140,8 @@ type officialDef struct {
 // [ResultDefinition]). It returns the violations, each naming the
 // definition that failed, or nil when the result is valid or the method is
 // one mcpctl does not check. The error reports a revision without an
-// embedded schema or a result that is not JSON.
+// embedded schema, a result that is not JSON, or one over [MaxCheckSize]
+// (a [*TooLargeError]).
 func (c *Checker) CheckResult(version, method string, result []byte) ([]Violation, error) {
 	def := resultDefinition(method)
 	if def == "" {
@@ -198,9 +199,34 @@ func envelope(fields map[string]any, params []byte) ([]byte, error) {
 	return json.Marshal(fields)
 }
 
+// MaxCheckSize is the largest message a [Checker] checks. Checking decodes
+// the whole message, which takes several times its size in memory; a
+// larger result (a big image, a file) is left unchecked with a
+// [*TooLargeError], so that checking never multiplies the memory a command
+// needs.
+const MaxCheckSize = 16 << 20
+
+// TooLargeError reports a message larger than [MaxCheckSize], which a
+// [Checker] does not check.
+type TooLargeError struct {
+	// Definition is the official definition the message was to be checked
+	// against; Size its size in bytes.
+	Definition string
+	Size       int
+}
+
+// Error reads like "not checking the CallToolResult against the official
+// schema: it is 40000000 bytes, over the 16777216 mcpctl checks".
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("not checking the %s against the official schema: it is %d bytes, over the %d mcpctl checks", e.Definition, e.Size, MaxCheckSize)
+}
+
 // check validates value against def; lenient skips definitions the
 // revision lacks instead of reporting them.
 func (c *Checker) check(version, def string, value []byte, lenient bool) ([]Violation, error) {
+	if len(value) > MaxCheckSize {
+		return nil, &TooLargeError{Definition: def, Size: len(value)}
+	}
 	if !slices.Contains(officialVersions, version) {
 		return nil, fmt.Errorf("no official schema for protocol version %q to check %s against (mcpctl has %s)", version, def, strings.Join(officialVersions, ", "))
 	}

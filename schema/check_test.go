@@ -1,6 +1,7 @@
 package schema_test
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -172,6 +173,11 @@ func TestCheckResultErrors(t *testing.T) {
 	// tasks/get exists from 2025-11-25 only: older revisions do not check it.
 	if vs, err := c.CheckResult("2024-11-05", "tasks/get", []byte(`[]`)); vs != nil || err != nil {
 		t.Errorf("method the revision lacks: %v, %v; want no check", vs, err)
+	}
+	var tooLarge *schema.TooLargeError
+	huge := []byte(`{"content": [{"type": "text", "text": "` + strings.Repeat("x", schema.MaxCheckSize) + `"}]}`)
+	if _, err := c.CheckResult("2025-11-25", "tools/call", huge); !errors.As(err, &tooLarge) || tooLarge.Definition != "CallToolResult" {
+		t.Errorf("a result over MaxCheckSize: err = %v, want a *TooLargeError", err)
 	}
 	if _, err := c.CheckDefinition("2024-11-05", "NoSuchThing", []byte(`{}`)); err == nil {
 		t.Error("CheckDefinition of a missing definition: no error")
