@@ -16,6 +16,7 @@ import (
 // checker accumulates the findings of one [Check].
 type checker struct {
 	version  string
+	official *schema.Checker
 	findings []Finding
 }
 
@@ -37,8 +38,15 @@ type item struct {
 // severity in the order found: initialize, then tools, resources, resource
 // templates and prompts.
 func Check(s *Server) []Finding {
-	c := &checker{version: negotiated(s.Initialize)}
-	c.shape(s.Initialize, initializeFields, "initialize", "InitializeResult")
+	return CheckWith(new(schema.Checker), s)
+}
+
+// CheckWith is [Check] with the official definitions compiled by official,
+// which a caller that checks other messages too can share (compiling a
+// definition costs milliseconds).
+func CheckWith(official *schema.Checker, s *Server) []Finding {
+	c := &checker{version: negotiated(s.Initialize), official: official}
+	c.shape(s.Initialize, "InitializeResult", "initialize", "")
 	declared := declaredCapabilities(s.Initialize)
 	items := map[string][]item{}
 	for _, m := range ListMethods() {
@@ -86,11 +94,8 @@ func (c *checker) list(l List, m ListMethod, declared bool) []item {
 		if len(l.Pages) > 1 {
 			subject = fmt.Sprintf("%s page %d", m.Method, i+1)
 		}
-		res := c.shape(p.Result, []field{
-			{name: m.Key, kind: kArray, required: true},
-			{name: "nextCursor", kind: kString},
-			{name: "_meta", kind: kObject},
-		}, subject, listResultDefs[m.Key])
+		// The items are checked one by one, each with its own subject.
+		res := c.shape(p.Result, listResultDefs[m.Key], subject, "/"+m.Key+"/")
 		var list []json.RawMessage
 		if json.Unmarshal(res[m.Key], &list) != nil {
 			continue
@@ -119,7 +124,7 @@ func (c *checker) list(l List, m ListMethod, declared bool) []item {
 // named checks an item's shape and returns its fields (nil when it is not
 // an object), the string at key ("" when absent or not a string) and the
 // subject of findings about it: `tool "name"`, or `tool #3` without a name.
-func (c *checker) named(it item, kind, key, def string, fields []field) (map[string]json.RawMessage, string, string) {
+func (c *checker) named(it item, kind, key, def string) (map[string]json.RawMessage, string, string) {
 	var probe map[string]json.RawMessage
 	_ = json.Unmarshal(it.raw, &probe) // not an object: shape reports it
 	name := stringField(probe, key)
@@ -127,23 +132,23 @@ func (c *checker) named(it item, kind, key, def string, fields []field) (map[str
 	if name != "" {
 		subject = fmt.Sprintf("%s %q", kind, name)
 	}
-	return c.shape(it.raw, fields, subject, def), name, subject
+	return c.shape(it.raw, def, subject, ""), name, subject
 }
 
 func (c *checker) tools(items []item) {
 	names := newCounter()
 	for _, it := range items {
-		m, name, subject := c.named(it, "tool", "name", "Tool", toolFields)
+		m, name, subject := c.named(it, "tool", "name", "Tool")
 		if m == nil {
 			continue
 		}
-		if nameRaw, ok := m["name"]; ok && jsonKind(nameRaw) == kString {
+		if nameRaw, ok := m["name"]; ok && jsonKind(nameRaw) == "string" {
 			if msg := checkToolName(name); msg != "" {
 				c.report(ToolNameInvalid, subject, "tool name %q %s", name, msg)
 			}
 			names.add(name)
 		}
-		if d, ok := m["description"]; !ok || jsonKind(d) == kString && strings.TrimSpace(stringField(m, "description")) == "" {
+		if d, ok := m["description"]; !ok || jsonKind(d) == "string" && strings.TrimSpace(stringField(m, "description")) == "" {
 			c.report(DescriptionMissing, subject, "the tool has no description; models choose tools by their descriptions")
 		}
 		c.toolSchema(m["inputSchema"], subject, "inputSchema", InputSchemaNotObject, InputSchemaInvalid)
@@ -159,7 +164,7 @@ func (c *checker) tools(items []item) {
 // toolSchema checks an inputSchema or outputSchema that is an object (the
 // message-schema rule reports one that is missing or not an object).
 func (c *checker) toolSchema(raw json.RawMessage, subject, key, notObjectRule, invalidRule string) {
-	if jsonKind(raw) != kObject {
+	if jsonKind(raw) != "object" {
 		return
 	}
 	var root struct {
@@ -210,17 +215,17 @@ func checkToolName(name string) string {
 func (c *checker) resources(items []item) {
 	uris, names := newCounter(), newCounter()
 	for _, it := range items {
-		m, uri, subject := c.named(it, "resource", "uri", "Resource", resourceFields)
+		m, uri, subject := c.named(it, "resource", "uri", "Resource")
 		if m == nil {
 			continue
 		}
-		if raw, ok := m["uri"]; ok && jsonKind(raw) == kString {
+		if raw, ok := m["uri"]; ok && jsonKind(raw) == "string" {
 			if msg := checkURI(uri); msg != "" {
 				c.report(ResourceURIInvalid, subject, "URI %q %s", uri, msg)
 			}
 			uris.add(uri)
 		}
-		if raw, ok := m["name"]; ok && jsonKind(raw) == kString {
+		if raw, ok := m["name"]; ok && jsonKind(raw) == "string" {
 			names.add(stringField(m, "name"))
 		}
 	}
@@ -235,17 +240,17 @@ func (c *checker) resources(items []item) {
 func (c *checker) templates(items []item) {
 	names := newCounter()
 	for _, it := range items {
-		m, name, subject := c.named(it, "template", "name", "ResourceTemplate", templateFields)
+		m, name, subject := c.named(it, "template", "name", "ResourceTemplate")
 		if m == nil {
 			continue
 		}
-		if raw, ok := m["uriTemplate"]; ok && jsonKind(raw) == kString {
+		if raw, ok := m["uriTemplate"]; ok && jsonKind(raw) == "string" {
 			tmpl := stringField(m, "uriTemplate")
 			if msg := checkURITemplate(tmpl); msg != "" {
 				c.report(ResourceTemplateInvalid, subject, "uriTemplate %q %s (RFC 6570)", tmpl, msg)
 			}
 		}
-		if raw, ok := m["name"]; ok && jsonKind(raw) == kString {
+		if raw, ok := m["name"]; ok && jsonKind(raw) == "string" {
 			names.add(name)
 		}
 	}
@@ -257,11 +262,11 @@ func (c *checker) templates(items []item) {
 func (c *checker) prompts(items []item) {
 	names := newCounter()
 	for _, it := range items {
-		m, name, subject := c.named(it, "prompt", "name", "Prompt", promptFields)
+		m, name, subject := c.named(it, "prompt", "name", "Prompt")
 		if m == nil {
 			continue
 		}
-		if raw, ok := m["name"]; ok && jsonKind(raw) == kString {
+		if raw, ok := m["name"]; ok && jsonKind(raw) == "string" {
 			names.add(name)
 		}
 		var args []json.RawMessage
@@ -273,7 +278,7 @@ func (c *checker) prompts(items []item) {
 			if json.Unmarshal(a, &arg) != nil {
 				continue
 			}
-			if raw, ok := arg["name"]; ok && jsonKind(raw) == kString && strings.TrimSpace(stringField(arg, "name")) == "" {
+			if raw, ok := arg["name"]; ok && jsonKind(raw) == "string" && strings.TrimSpace(stringField(arg, "name")) == "" {
 				c.report(PromptArgumentUnnamed, fmt.Sprintf("%s argument #%d", subject, i+1),
 					"argument #%d has an empty name; prompts/get passes arguments by name", i+1)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/lint"
+	"github.com/mcpctl/mcpctl/schema"
 )
 
 // goodInit declares every list capability.
@@ -54,6 +55,10 @@ type finding struct {
 
 func e(rule, subject string) finding { return finding{rule, lint.SeverityError, subject} }
 func w(rule, subject string) finding { return finding{rule, lint.SeverityWarning, subject} }
+
+// official is shared by the tests, so that each official definition is
+// compiled once.
+var official = new(schema.Checker)
 
 var errMethodNotFound = &client.RPCError{Code: client.CodeMethodNotFound, Message: "method not found"}
 
@@ -110,26 +115,26 @@ func TestCheck(t *testing.T) {
 		{name: "no description", lists: []lint.List{tools(`{"name": "t", "inputSchema": {"type": "object"}}`)}, want: []finding{w("description-missing", `tool "t"`)}},
 		{name: "blank description", lists: []lint.List{tools(`{"name": "t", "description": "  ", "inputSchema": {"type": "object"}}`)}, want: []finding{w("description-missing", `tool "t"`)}},
 		// message-schema
-		{name: "tool without inputSchema", lists: []lint.List{tools(`{"name": "t", "description": "d"}`)}, want: []finding{e("message-schema", `tool "t"`)}, wantMsg: `required field "inputSchema" is missing (Tool, protocol 2025-11-25)`},
-		{name: "tool with a null inputSchema", lists: []lint.List{tools(`{"name": "t", "description": "d", "inputSchema": null}`)}, want: []finding{e("message-schema", `tool "t"`)}, wantMsg: `field "inputSchema" must be an object, got null`},
-		{name: "tool name a number", lists: []lint.List{tools(`{"name": 7, "description": "d", "inputSchema": {"type": "object"}}`)}, want: []finding{e("message-schema", "tool #1")}, wantMsg: `field "name" must be a string, got number 7`},
-		{name: "tool not an object", lists: []lint.List{tools(`"t"`)}, want: []finding{e("message-schema", "tool #1")}, wantMsg: "the message must be an object"},
-		{name: "annotation hint a string", lists: []lint.List{tools(tool("t", `"annotations": {"readOnlyHint": "yes"}`))}, want: []finding{e("message-schema", `tool "t"`)}, wantMsg: `"annotations.readOnlyHint" must be a boolean`},
+		{name: "tool without inputSchema", lists: []lint.List{tools(`{"name": "t", "description": "d"}`)}, want: []finding{e("message-schema", `tool "t"`)}, wantMsg: `/inputSchema: required by Tool (protocol 2025-11-25)`},
+		{name: "tool with a null inputSchema", lists: []lint.List{tools(`{"name": "t", "description": "d", "inputSchema": null}`)}, want: []finding{e("message-schema", `tool "t"`)}, wantMsg: `/inputSchema: must be an object, got null (Tool)`},
+		{name: "tool name a number", lists: []lint.List{tools(`{"name": 7, "description": "d", "inputSchema": {"type": "object"}}`)}, want: []finding{e("message-schema", "tool #1")}, wantMsg: `/name: must be a string, got number 7 (Tool)`},
+		{name: "tool not an object", lists: []lint.List{tools(`"t"`)}, want: []finding{e("message-schema", "tool #1")}, wantMsg: `/: must be an object, got string "t" (Tool)`},
+		{name: "annotation hint a string", lists: []lint.List{tools(tool("t", `"annotations": {"readOnlyHint": "yes"}`))}, want: []finding{e("message-schema", `tool "t"`)}, wantMsg: `/annotations/readOnlyHint: must be a boolean, got string "yes" (ToolAnnotations)`},
 		{name: "taskSupport out of its enum", lists: []lint.List{tools(tool("t", `"execution": {"taskSupport": "sometimes"}`))}, want: []finding{e("message-schema", `tool "t"`)}, wantMsg: `must be one of "forbidden", "optional", "required"`},
-		{name: "icon without src", lists: []lint.List{tools(tool("t", `"icons": [{"mimeType": "image/png"}]`))}, want: []finding{e("message-schema", `tool "t"`)}, wantMsg: `"icons[0].src" is missing`},
+		{name: "icon without src", lists: []lint.List{tools(tool("t", `"icons": [{"mimeType": "image/png"}]`))}, want: []finding{e("message-schema", `tool "t"`)}, wantMsg: `/icons/0/src: required by Icon`},
 		{name: "title a number in 2025-06-18", init: initAt("2025-06-18"), lists: []lint.List{tools(tool("t", `"title": 1`))}, want: []finding{e("message-schema", `tool "t"`)}, wantMsg: "schema/2025-06-18"},
 		{name: "title a number in 2024-11-05, which has no title", init: initAt("2024-11-05"), lists: []lint.List{tools(tool("t", `"title": 1`))}},
 		{name: "resource size not an integer", lists: []lint.List{resources(`{"uri": "a:b", "name": "n", "size": 1.5}`)}, want: []finding{e("message-schema", `resource "a:b"`)}},
 		{name: "resource size integral float", lists: []lint.List{resources(`{"uri": "a:b", "name": "n", "size": 2.0}`)}},
-		{name: "resource priority above 1", lists: []lint.List{resources(`{"uri": "a:b", "name": "n", "annotations": {"priority": 2}}`)}, want: []finding{e("message-schema", `resource "a:b"`)}, wantMsg: "between 0 and 1"},
+		{name: "resource priority above 1", lists: []lint.List{resources(`{"uri": "a:b", "name": "n", "annotations": {"priority": 2}}`)}, want: []finding{e("message-schema", `resource "a:b"`)}, wantMsg: "/annotations/priority: must be <= 1, got 2 (Annotations)"},
 		{name: "resource audience not a role", lists: []lint.List{resources(`{"uri": "a:b", "name": "n", "annotations": {"audience": ["model"]}}`)}, want: []finding{e("message-schema", `resource "a:b"`)}},
 		{name: "resource without name", lists: []lint.List{resources(`{"uri": "a:b"}`)}, want: []finding{e("message-schema", `resource "a:b"`)}},
 		{name: "template without uriTemplate", lists: []lint.List{templates(`{"name": "t"}`)}, want: []finding{e("message-schema", `template "t"`)}},
-		{name: "prompt argument without name", lists: []lint.List{prompts(`{"name": "p", "arguments": [{"description": "x"}]}`)}, want: []finding{e("message-schema", `prompt "p"`)}, wantMsg: `"arguments[0].name" is missing`},
-		{name: "initialize without serverInfo", init: `{"protocolVersion": "2025-11-25", "capabilities": {}}`, want: []finding{e("message-schema", "initialize")}, wantMsg: `required field "serverInfo" is missing`},
-		{name: "initialize with a capability that is not an object", init: `{"protocolVersion": "2025-11-25", "capabilities": {"logging": true}, "serverInfo": {"name": "s", "version": "1"}}`, want: []finding{e("message-schema", "initialize")}, wantMsg: `"capabilities.logging" must be an object, got boolean true`},
+		{name: "prompt argument without name", lists: []lint.List{prompts(`{"name": "p", "arguments": [{"description": "x"}]}`)}, want: []finding{e("message-schema", `prompt "p"`)}, wantMsg: `/arguments/0/name: required by PromptArgument`},
+		{name: "initialize without serverInfo", init: `{"protocolVersion": "2025-11-25", "capabilities": {}}`, want: []finding{e("message-schema", "initialize")}, wantMsg: `/serverInfo: required by InitializeResult`},
+		{name: "initialize with a capability that is not an object", init: `{"protocolVersion": "2025-11-25", "capabilities": {"logging": true}, "serverInfo": {"name": "s", "version": "1"}}`, want: []finding{e("message-schema", "initialize")}, wantMsg: `/capabilities/logging: must be an object, got boolean true (ServerCapabilities)`},
 		{name: "initialize with listChanged a string", init: `{"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": "yes"}}, "serverInfo": {"name": "s", "version": "1"}}`, want: []finding{e("message-schema", "initialize")}},
-		{name: "list result without its array", lists: []lint.List{{Method: "tools/list", Pages: []lint.Page{{Result: json.RawMessage(`{"items": []}`)}}}}, want: []finding{e("message-schema", "tools/list")}, wantMsg: `required field "tools" is missing (ListToolsResult`},
+		{name: "list result without its array", lists: []lint.List{{Method: "tools/list", Pages: []lint.Page{{Result: json.RawMessage(`{"items": []}`)}}}}, want: []finding{e("message-schema", "tools/list")}, wantMsg: `/tools: required by ListToolsResult (protocol 2025-11-25)`},
 		{name: "nextCursor a number", lists: []lint.List{{Method: "prompts/list", Pages: []lint.Page{{Result: json.RawMessage(`{"prompts": [], "nextCursor": 2}`)}}}}, want: []finding{e("message-schema", "prompts/list")}},
 		// pagination
 		{
@@ -190,7 +195,7 @@ func TestCheck(t *testing.T) {
 			if init == "" {
 				init = goodInit
 			}
-			got := lint.Check(&lint.Server{Initialize: json.RawMessage(init), Lists: tt.lists})
+			got := lint.CheckWith(official, &lint.Server{Initialize: json.RawMessage(init), Lists: tt.lists})
 			var gotF []finding
 			for _, f := range got {
 				gotF = append(gotF, finding{f.RuleID, f.Severity, f.Subject})

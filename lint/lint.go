@@ -99,7 +99,7 @@ const (
 func Rules() []Rule {
 	return []Rule{
 		{MessageSchema, SeverityError, specSchema,
-			"A message lacks a field the official schema of the negotiated protocol version requires, or a field has the wrong type."},
+			"A message breaks the official schema of the negotiated protocol version (a required field missing, a wrong type, a value outside its enum or range), as mcpctl embeds it."},
 		{CapabilityUndeclared, SeverityError, specLifecycle + "#capability-negotiation",
 			"The server answered a list whose capability it did not declare (\"Servers that support tools MUST declare the tools capability\"), or declared a capability whose list fails."},
 		{ToolNameInvalid, SeverityError, specTools + "#tool-names",

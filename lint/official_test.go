@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -14,49 +12,19 @@ import (
 	"github.com/mcpctl/mcpctl/schema"
 )
 
-// The tests in this file check lint's hand-written message checks against
-// the official JSON Schemas of the MCP specification, kept next to the
-// project in ../shared/mcp-schema/<version>/schema.json
-// (MCPCTL_MCP_SCHEMA_DIR overrides the folder).
+// The tests in this file check lint's verdicts against the official JSON
+// Schemas of the MCP specification, embedded in mcpctl (schema.OfficialSchema;
+// a test of package schema checks them against the specification's copies).
 
-// official compiles the definition def of the official schema of version,
-// as a document {"$defs": <all definitions>, "$ref": "#/$defs/<def>"}:
-// schema.Compile refuses references outside the document, so the
-// definitions are brought inside it.
-func official(t *testing.T, version, def string) *schema.Schema {
+// officialViolations checks raw against the official definition def of
+// version.
+func officialViolations(t *testing.T, c *schema.Checker, version, def string, raw json.RawMessage) []schema.Violation {
 	t.Helper()
-	dir := os.Getenv("MCPCTL_MCP_SCHEMA_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "mcp-schema")
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, version, "schema.json"))
+	vs, err := c.CheckDefinition(version, def, raw)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("official schema: %v", err)
-		}
-		t.Skipf("official schema not found (set MCPCTL_MCP_SCHEMA_DIR): %v", err)
+		t.Fatalf("checking a %s of %s: %v", def, version, err)
 	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	defsKey := "$defs"
-	if _, ok := doc[defsKey]; !ok {
-		defsKey = "definitions" // draft-07 schemas, before 2025-11-25
-	}
-	wrapped, err := json.Marshal(map[string]json.RawMessage{
-		"$schema": doc["$schema"],
-		defsKey:   doc[defsKey],
-		"$ref":    json.RawMessage(fmt.Sprintf("%q", "#/"+defsKey+"/"+def)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := schema.Compile(wrapped)
-	if err != nil {
-		t.Fatalf("compiling the official %s of %s: %v", def, version, err)
-	}
-	return s
+	return vs
 }
 
 // schemaRules are the rules whose findings the official schema expresses
@@ -81,7 +49,8 @@ func schemaRules(def, version string) []string {
 // version rejects it; so each seeded message-schema defect is also one by
 // the official definition.
 func TestDefectServerAgainstOfficialSchema(t *testing.T) {
-	for _, version := range client.SupportedProtocolVersions() {
+	official := new(schema.Checker)
+	for _, version := range schema.OfficialVersions() {
 		t.Run(version, func(t *testing.T) {
 			init, rpcErr := defectserver.Server{}.Handle("initialize", json.RawMessage(`{"protocolVersion": "`+version+`"}`))
 			if rpcErr != nil {
@@ -109,7 +78,7 @@ func TestDefectServerAgainstOfficialSchema(t *testing.T) {
 						key = m.Key
 					}
 				}
-				def := itemFields[key].def
+				def := itemDefs[key]
 				n := 0
 				for _, p := range l.Pages {
 					var res map[string]json.RawMessage
@@ -128,10 +97,7 @@ func TestDefectServerAgainstOfficialSchema(t *testing.T) {
 			}
 			rejected := 0
 			for _, m := range msgs {
-				violations, err := official(t, version, m.def).ValidateJSON(m.raw)
-				if err != nil {
-					t.Fatal(err)
-				}
+				violations := officialViolations(t, official, version, m.def, m.raw)
 				officialRejects := len(violations) > 0
 				if officialRejects {
 					rejected++
@@ -148,15 +114,12 @@ func TestDefectServerAgainstOfficialSchema(t *testing.T) {
 	}
 }
 
-// itemFields names the official definition of the items of each list.
-var itemFields = map[string]struct {
-	def    string
-	fields []field
-}{
-	"tools":             {"Tool", toolFields},
-	"resources":         {"Resource", resourceFields},
-	"resourceTemplates": {"ResourceTemplate", templateFields},
-	"prompts":           {"Prompt", promptFields},
+// itemDefs names the official definition of the items of each list.
+var itemDefs = map[string]string{
+	"tools":             "Tool",
+	"resources":         "Resource",
+	"resourceTemplates": "ResourceTemplate",
+	"prompts":           "Prompt",
 }
 
 // subjectOf is the subject lint gives a list item.
@@ -189,7 +152,8 @@ func (handlerCaller) Call(ctx context.Context, method string, params any) (json.
 }
 
 // TestMessageChecksAgainstOfficialSchema checks lint's message-schema
-// verdict on single messages against the official schema's.
+// verdict on single messages, and the official schema's, against the
+// verdict expected.
 func TestMessageChecksAgainstOfficialSchema(t *testing.T) {
 	tests := []struct {
 		version, def, msg string
@@ -226,18 +190,12 @@ func TestMessageChecksAgainstOfficialSchema(t *testing.T) {
 		{"2025-11-25", "InitializeResult", `{"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": "yes"}}, "serverInfo": {"name": "s", "version": "1"}}`, true},
 		{"2025-11-25", "InitializeResult", `{"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}, "instructions": 3}`, true},
 	}
-	fieldsOf := map[string][]field{
-		"Tool": toolFields, "Resource": resourceFields, "ResourceTemplate": templateFields,
-		"Prompt": promptFields, "InitializeResult": initializeFields,
-	}
+	official := new(schema.Checker)
 	for _, tt := range tests {
 		t.Run(tt.version+" "+tt.def+" "+tt.msg, func(t *testing.T) {
-			c := &checker{version: tt.version}
-			c.shape(json.RawMessage(tt.msg), fieldsOf[tt.def], "x", tt.def)
-			violations, err := official(t, tt.version, tt.def).ValidateJSON(json.RawMessage(tt.msg))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := &checker{version: tt.version, official: official}
+			c.shape(json.RawMessage(tt.msg), tt.def, "x", "")
+			violations := officialViolations(t, official, tt.version, tt.def, json.RawMessage(tt.msg))
 			if got := len(c.findings) > 0; got != tt.invalid {
 				t.Errorf("lint finds it invalid: %v, want %v (%v)", got, tt.invalid, c.findings)
 			}

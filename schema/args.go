@@ -59,18 +59,32 @@ func (e *ArgError) Unwrap() error { return e.Err }
 // The result is never nil; numbers keep the digits they were written with
 // (int64 for integer properties, json.Number otherwise), so marshalling it
 // sends what the user typed. Every error is an [*ArgError]. A schema that
-// cannot be read (not an object, say) types nothing: values stay strings, and
-// reporting the schema is left to validation.
+// does not compile (see [Compile]) types nothing: values stay strings, and
+// reporting the schema is left to validation. A caller that validates the
+// arguments too should compile the schema once and use [Schema.ParseArgs].
 func ParseArgs(args []string, inputSchema json.RawMessage, opts ArgOptions) (map[string]any, error) {
+	var v *argView
+	if !isNull(inputSchema) {
+		if s, err := Compile(inputSchema); err == nil {
+			v = s.view()
+		}
+	}
+	return parseArgs(args, v, opts)
+}
+
+// ParseArgs is the package's [ParseArgs] with this schema as the input
+// schema.
+func (s *Schema) ParseArgs(args []string, opts ArgOptions) (map[string]any, error) {
+	return parseArgs(args, s.view(), opts)
+}
+
+func parseArgs(args []string, view *argView, opts ArgOptions) (map[string]any, error) {
 	if opts.ReadFile == nil {
 		opts.ReadFile = os.ReadFile
 	}
-	s, err := parseObjectSchema(inputSchema)
-	if err != nil {
-		s = &objectSchema{}
-	}
 	out := map[string]any{}
 	if opts.ArgsJSON != "" {
+		var err error
 		if out, err = argsObject(opts); err != nil {
 			return nil, err
 		}
@@ -85,11 +99,14 @@ func ParseArgs(args []string, inputSchema json.RawMessage, opts ArgOptions) (map
 			return nil, &ArgError{Arg: key, Msg: "given more than once"}
 		}
 		seen[key] = true
-		var v any
+		var (
+			v   any
+			err error
+		)
 		if isJSON {
 			v, err = jsonArg(key, value, opts.ReadFile)
 		} else {
-			v, err = s.valueArg(key, value, opts.ReadFile)
+			v, err = valueArg(key, value, view.propertyType(key), opts.ReadFile)
 		}
 		if err != nil {
 			return nil, err
@@ -130,9 +147,8 @@ func jsonArg(key, value string, readFile func(string) ([]byte, error)) (any, err
 	return v, nil
 }
 
-// valueArg is the value of key=value or key=@path, typed by the property key.
-func (s *objectSchema) valueArg(key, value string, readFile func(string) ([]byte, error)) (any, error) {
-	t := s.propertyType(key)
+// valueArg is the value of key=value or key=@path, typed as t.
+func valueArg(key, value string, t valueType, readFile func(string) ([]byte, error)) (any, error) {
 	var (
 		v    any
 		err  error

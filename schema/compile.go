@@ -2,7 +2,6 @@ package schema
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,13 +59,15 @@ type Schema struct {
 	// location, for the keyword values messages quote (enum members,
 	// property names, limits).
 	index    map[string]*jsonschema.Schema
-	dialect  string
 	warnings []string
+	// args is the reading of the schema that types key=value arguments,
+	// built on first use.
+	viewOnce sync.Once
+	args     *argView
+	// official marks a definition of an official MCP schema, whose
+	// violations name the definition (see Checker).
+	official bool
 }
-
-// Dialect is the JSON Schema dialect the schema was compiled as: "2020-12",
-// "2019-09", "draft-07", "draft-06" or "draft-04".
-func (s *Schema) Dialect() string { return s.dialect }
 
 // Warnings lists parts of the schema that Validate does not check, each
 // naming its place in the schema: today, "pattern" regular expressions that
@@ -136,58 +137,11 @@ func (e *InvalidError) Error() string {
 // other formats are annotations.
 //
 // Compiling costs about a millisecond for a typical tool schema, most of it
-// checking the schema against its meta-schema, so Compile remembers the
-// last few schemas it compiled and returns the same *Schema for the same
-// bytes.
+// checking the schema against its meta-schema: compile a schema once and
+// keep the *Schema (it is safe for concurrent use) rather than compiling
+// the same bytes again.
 func Compile(raw json.RawMessage) (*Schema, error) {
-	key := sha256.Sum256(bytes.TrimSpace(raw))
-	if s := recent.get(key); s != nil {
-		return s, nil
-	}
-	s, err := compile(raw, nil)
-	if err != nil {
-		return nil, err
-	}
-	recent.put(key, s)
-	return s, nil
-}
-
-// recent is the package's only mutable state, and invisible: Compile is a
-// function of the bytes alone and a *Schema never changes, so sharing one
-// between callers (and tests) cannot be observed except as speed. Servers
-// often give many tools the same schema, and a command may compile one
-// schema more than once.
-var recent = &schemaCache{entries: map[[sha256.Size]byte]*Schema{}}
-
-// schemaCacheSize bounds the memory recent holds.
-const schemaCacheSize = 64
-
-// schemaCache remembers compiled schemas by the SHA-256 of their text,
-// forgetting the oldest first.
-type schemaCache struct {
-	mu      sync.Mutex
-	entries map[[sha256.Size]byte]*Schema
-	order   [][sha256.Size]byte
-}
-
-func (c *schemaCache) get(key [sha256.Size]byte) *Schema {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.entries[key]
-}
-
-func (c *schemaCache) put(key [sha256.Size]byte, s *Schema) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok {
-		return
-	}
-	if len(c.order) == schemaCacheSize {
-		delete(c.entries, c.order[0])
-		c.order = c.order[1:]
-	}
-	c.entries[key] = s
-	c.order = append(c.order, key)
+	return compile(raw, nil)
 }
 
 // compile is Compile with a hook that sees every URL the library asks to
@@ -204,11 +158,10 @@ func compile(raw json.RawMessage, onLoad func(url string)) (s *Schema, err error
 	if err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
-	dialect := "2020-12"
 	switch d := doc.(type) {
 	case map[string]any:
 		if v, ok := d["$schema"]; ok {
-			if dialect, err = dialectOf(v); err != nil {
+			if err := checkDialect(v); err != nil {
 				return nil, err
 			}
 		}
@@ -233,6 +186,7 @@ func compile(raw json.RawMessage, onLoad func(url string)) (s *Schema, err error
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
+	c.ExtractAnnotations = true // descriptions, for Properties
 	for name := range jsonschema.Formats {
 		c.Formats[name] = func(any) bool { return true }
 	}
@@ -263,23 +217,23 @@ func compile(raw json.RawMessage, onLoad func(url string)) (s *Schema, err error
 	return &Schema{
 		compiled: compiled,
 		index:    indexSchemas(compiled),
-		dialect:  dialect,
 		warnings: w.warnings,
 	}, nil
 }
 
-// dialectOf is the name of the dialect a $schema value names.
-func dialectOf(v any) (string, error) {
+// checkDialect reports a $schema value that names no dialect mcpctl
+// supports.
+func checkDialect(v any) error {
 	if uri, ok := v.(string); ok {
-		if name, ok := dialects[dialectKey(uri)]; ok {
-			return name, nil
+		if _, ok := dialects[dialectKey(uri)]; ok {
+			return nil
 		}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v) // a decoded JSON value always encodes
-	return "", &DialectError{Schema: strings.TrimSuffix(buf.String(), "\n")}
+	return &DialectError{Schema: strings.TrimSuffix(buf.String(), "\n")}
 }
 
 // dialectKey normalises a $schema URI as the library does: http is https,

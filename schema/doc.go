@@ -3,7 +3,8 @@
 // inputSchema ([ParseArgs]), lists an input schema's properties for display
 // ([Properties]), compiles schemas ([Compile]) and validates values against
 // them ([Schema.Validate]), with "did you mean" hints for misspelt names
-// ([Suggest], [UnknownArgs]).
+// ([Suggest]), and checks what a server sends against the official MCP
+// schema of the negotiated revision ([Checker]).
 //
 // # Validation
 //
@@ -47,8 +48,10 @@
 // integer, number, boolean, null, array and object in that order and falls
 // back to the text if string is allowed; so with a union that allows null,
 // "null" is null, and key:='"null"' passes the string. A property with only
-// enum (or const) is matched against its members; a local "$ref" (to
-// "#/$defs/…" or "#/definitions/…") is followed one level for typing.
+// enum (or const) is matched against its members. Typing reads the compiled
+// schema, the one validation uses, so "$ref"s are followed as the validator
+// resolves them; a schema that does not compile types nothing (every value
+// stays text) and [Compile] says why.
 //
 // For key=@path, a string property receives the file's exact contents; for
 // other types one trailing newline is trimmed before the text is typed.

@@ -106,3 +106,18 @@ func ExampleSuggest() {
 	// get_forecast
 	// ""
 }
+
+func ExampleChecker_CheckResult() {
+	var c schema.Checker // one per command; it compiles what it checks, once
+	result := []byte(`{"content": [{"type": "image", "data": "iVBORw0KGgo="}]}`)
+	violations, err := c.CheckResult("2025-11-25", "tools/call", result)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, v := range violations {
+		fmt.Println(v)
+	}
+	// Output:
+	// /content/0/mimeType: required by ImageContent
+}

@@ -8,8 +8,8 @@ type Property struct {
 	// Name is the property's key.
 	Name string `json:"name"`
 	// Type is the JSON Schema type, unions joined with "|" ("integer",
-	// "string|null"), read through one local $ref, anyOf/oneOf and enum. It is
-	// empty when the schema does not constrain the type.
+	// "string|null"), read through $ref, anyOf/oneOf and enum. It is empty
+	// when the schema does not constrain the type, or does not compile.
 	Type string `json:"type,omitempty"`
 	// Required reports whether the schema's "required" lists the property.
 	Required bool `json:"required"`
@@ -22,24 +22,37 @@ type Property struct {
 // text lists them. A name in "required" that has no property schema is listed
 // too, without a type. An empty or null schema has no properties; a schema
 // that is not a JSON object, or whose "properties" or "required" is
-// malformed, is an error.
+// malformed, is an error. Types and descriptions come from the compiled
+// schema (see [Compile]), as arguments are typed: a schema that does not
+// compile lists its properties without types.
 func Properties(inputSchema json.RawMessage) ([]Property, error) {
-	s, err := parseObjectSchema(inputSchema)
+	sh, err := parseShape(inputSchema)
 	if err != nil {
 		return nil, err
 	}
-	required := make(map[string]bool, len(s.required))
-	for _, name := range s.required {
+	var v *argView
+	if len(sh.props) > 0 {
+		if s, err := Compile(inputSchema); err == nil {
+			v = s.view()
+		}
+	}
+	required := make(map[string]bool, len(sh.required))
+	for _, name := range sh.required {
 		required[name] = true
 	}
 	var req, opt []Property
-	for _, name := range s.names {
-		raw := s.props[name]
+	for _, name := range sh.names {
 		p := Property{
 			Name:        name,
-			Type:        s.typeOf(raw, true).String(),
+			Type:        v.propertyType(name).String(),
 			Required:    required[name],
-			Description: s.description(raw),
+			Description: v.description(name),
+		}
+		if v == nil {
+			// Uncompiled, the property's own description is all there is.
+			var d struct{ Description string }
+			_ = json.Unmarshal(sh.props[name], &d) // not an object: no description
+			p.Description = d.Description
 		}
 		if p.Required {
 			req = append(req, p)
@@ -47,8 +60,8 @@ func Properties(inputSchema json.RawMessage) ([]Property, error) {
 			opt = append(opt, p)
 		}
 	}
-	for _, name := range s.required {
-		if _, ok := s.props[name]; !ok && required[name] {
+	for _, name := range sh.required {
+		if _, ok := sh.props[name]; !ok && required[name] {
 			req = append(req, Property{Name: name, Required: true})
 			required[name] = false // listed once even if repeated
 		}

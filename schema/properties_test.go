@@ -47,7 +47,7 @@ func TestProperties(t *testing.T) {
 					"refDesc":{"$ref":"#/$defs/Flag","description":"own"},
 					"open":{"description":"anything"},
 					"bool":true,
-					"dup":{"type":["integer","integer","string"]}
+					"union":{"type":["integer","string"]}
 				},
 				"$defs":{"Flag":{"type":"boolean","description":"a flag"}}}`,
 			want: []schema.Property{
@@ -60,16 +60,25 @@ func TestProperties(t *testing.T) {
 				{Name: "refDesc", Type: "boolean", Description: "own"},
 				{Name: "open", Description: "anything"},
 				{Name: "bool"},
-				{Name: "dup", Type: "integer|string"},
+				{Name: "union", Type: "integer|string"},
 			},
 		},
 		{
 			name:   "required without a property schema",
-			schema: `{"properties":{"b":{"type":"string"},"a":{}},"required":["x","a","x"]}`,
+			schema: `{"properties":{"b":{"type":"string"},"a":{}},"required":["x","a"]}`,
 			want: []schema.Property{
 				{Name: "a", Required: true},
 				{Name: "x", Required: true},
 				{Name: "b", Type: "string"},
+			},
+		},
+		{
+			name:   "a schema that does not compile lists names without types",
+			schema: `{"properties":{"b":{"type":"string","description":"d"},"a":{}},"required":["x","a","x"]}`,
+			want: []schema.Property{
+				{Name: "a", Required: true},
+				{Name: "x", Required: true},
+				{Name: "b", Description: "d"},
 			},
 		},
 		{

@@ -1,10 +1,6 @@
 package schema
 
 import (
-	"bytes"
-	"encoding/json"
-	"regexp"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -92,51 +88,4 @@ func editDistance(a, b string, bound int) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return min(prev[len(rb)], bound)
-}
-
-// UnknownArgs reports the arguments that a tool's inputSchema does not
-// declare when it forbids others ("additionalProperties": false at its
-// root), each with a "did you mean" suggestion from the declared properties
-// that were not given. It needs no compiled schema, so it also works for
-// schemas that do not compile; a key matching "patternProperties" is
-// declared. Unless the schema forbids additional properties, or cannot be
-// read, there is nothing to report.
-//
-// [Schema.Validate] reports the same violations, with the same messages, so
-// a caller that validates need not call UnknownArgs as well.
-func UnknownArgs(args map[string]any, inputSchema json.RawMessage) []Violation {
-	s, err := parseObjectSchema(inputSchema)
-	if err != nil || s.raw == nil {
-		return nil
-	}
-	var root struct {
-		AdditionalProperties json.RawMessage            `json:"additionalProperties"`
-		PatternProperties    map[string]json.RawMessage `json:"patternProperties"`
-	}
-	if json.Unmarshal(s.raw, &root) != nil || !bytes.Equal(bytes.TrimSpace(root.AdditionalProperties), []byte("false")) {
-		return nil
-	}
-	var patterns []*regexp.Regexp
-	for p := range root.PatternProperties {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil // a pattern Go cannot run might declare any key
-		}
-		patterns = append(patterns, re)
-	}
-	var declared []string
-	for _, name := range s.names {
-		if _, given := args[name]; !given {
-			declared = append(declared, name)
-		}
-	}
-	slices.Sort(declared) // as Validate orders them, so ties resolve alike
-	var out []Violation
-	for key := range args {
-		if _, ok := s.props[key]; ok || slices.ContainsFunc(patterns, func(re *regexp.Regexp) bool { return re.MatchString(key) }) {
-			continue
-		}
-		out = append(out, Violation{Keyword: "additionalProperties", Msg: unknownPropertyMsg(key, declared)})
-	}
-	return finish(out)
 }

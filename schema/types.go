@@ -6,25 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// objectSchema is the part of a tool's input schema that argument handling
-// reads: the properties in the order the schema text lists them, the required
-// names, and the raw root for resolving local $refs.
-type objectSchema struct {
-	raw      json.RawMessage
+// shape is what the text of an input schema says about its properties,
+// read without interpreting any subschema: their names in the order the
+// text lists them (which a decoded map loses) and the required names.
+type shape struct {
 	names    []string
 	props    map[string]json.RawMessage
 	required []string
 }
 
-// parseObjectSchema reads an input schema. An empty or null schema is an
-// object schema without properties.
-func parseObjectSchema(raw json.RawMessage) (*objectSchema, error) {
-	s := &objectSchema{}
+// parseShape reads an input schema's properties and required names. An
+// empty or null schema has no properties.
+func parseShape(raw json.RawMessage) (*shape, error) {
+	s := &shape{}
 	trimmed := bytes.TrimSpace(raw)
 	if isNull(trimmed) {
 		return s, nil
@@ -32,7 +32,6 @@ func parseObjectSchema(raw json.RawMessage) (*objectSchema, error) {
 	if err := json.Unmarshal(trimmed, new(json.RawMessage)); err != nil {
 		return nil, fmt.Errorf("input schema: invalid JSON: %w", err)
 	}
-	s.raw = trimmed
 	var root map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &root); err != nil {
 		return nil, fmt.Errorf("input schema: want a JSON object, got %s", rawKind(trimmed))
@@ -90,47 +89,47 @@ func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage, e
 	return keys, vals, nil
 }
 
-// resolve follows a local reference ("#", "#/$defs/Name", any JSON pointer
-// into the root). Remote references and anchors are not resolved.
-func (s *objectSchema) resolve(ref string) (json.RawMessage, bool) {
-	frag, ok := strings.CutPrefix(ref, "#")
-	if !ok || s.raw == nil {
-		return nil, false
-	}
-	if f, err := url.PathUnescape(frag); err == nil {
-		frag = f
-	}
-	if frag == "" {
-		return s.raw, true
-	}
-	if !strings.HasPrefix(frag, "/") {
-		return nil, false
-	}
-	cur := s.raw
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(cur, &obj) == nil {
-			next, ok := obj[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = next
-			continue
-		}
-		var arr []json.RawMessage
-		if json.Unmarshal(cur, &arr) == nil {
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(arr) {
-				return nil, false
-			}
-			cur = arr[i]
-			continue
-		}
-		return nil, false
-	}
-	return cur, true
+// argView is the one reading of a schema that typing key=value arguments
+// and listing properties need: each property's compiled schema, whose
+// references the library has already resolved. A Schema builds it once.
+type argView struct {
+	props map[string]*jsonschema.Schema // nil for a schema that did not compile
 }
+
+// view returns the schema's argView, building it on first use.
+func (s *Schema) view() *argView {
+	s.viewOnce.Do(func() {
+		s.args = &argView{props: s.compiled.Properties}
+	})
+	return s.args
+}
+
+// propertyType is the type of the named property; unconstrained when the
+// schema does not declare it (or did not compile).
+func (v *argView) propertyType(name string) valueType {
+	if v == nil {
+		return valueType{}
+	}
+	return typeOf(v.props[name], 0)
+}
+
+// description is the property's description, or that of the schema its
+// $ref points to.
+func (v *argView) description(name string) string {
+	if v == nil {
+		return ""
+	}
+	for s, depth := v.props[name], 0; s != nil && depth <= maxRefDepth; s, depth = s.Ref, depth+1 {
+		if s.Description != "" {
+			return s.Description
+		}
+	}
+	return ""
+}
+
+// maxRefDepth bounds how many $refs typing follows in a row; the library
+// has resolved them, but a chain may loop back on itself.
+const maxRefDepth = 16
 
 // valueType is what typing a key=value argument needs from a property's
 // schema. With neither types nor enum the property is unconstrained.
@@ -145,98 +144,48 @@ var simpleTypes = map[string]bool{
 	"null": true, "array": true, "object": true,
 }
 
-// propertyType is the type of the named property; unconstrained when the
-// schema does not declare it.
-func (s *objectSchema) propertyType(name string) valueType {
-	raw, ok := s.props[name]
-	if !ok {
-		return valueType{}
+// typeOf reads the type a compiled schema allows: its "type", else what its
+// $ref, anyOf/oneOf, a lone allOf, enum or const allow.
+func typeOf(s *jsonschema.Schema, depth int) valueType {
+	if s == nil || s.Always != nil || depth > maxRefDepth {
+		return valueType{} // true, false, or a loop: nothing to type by
 	}
-	return s.typeOf(raw, true)
-}
-
-// typeOf reads the type a schema allows. followRef allows one level of
-// local $ref, enough for the $defs that generators such as pydantic emit.
-func (s *objectSchema) typeOf(raw json.RawMessage, followRef bool) valueType {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return valueType{} // true, false or not a schema: nothing to type by
+	if len(s.Types) > 0 {
+		return valueType{types: appendNew(nil, s.Types...)}
 	}
-	if t, ok := m["type"]; ok {
-		if types := typeNames(t); len(types) > 0 {
-			return valueType{types: types}
+	if s.Ref != nil {
+		return typeOf(s.Ref, depth+1)
+	}
+	for _, branches := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf} {
+		if len(branches) > 0 {
+			return union(branches, depth)
 		}
 	}
-	if target, ok := s.refTarget(m, followRef); ok {
-		return s.typeOf(target, false)
+	if len(s.AllOf) == 1 {
+		return typeOf(s.AllOf[0], depth+1)
 	}
-	for _, kw := range []string{"anyOf", "oneOf"} {
-		var branches []json.RawMessage
-		if json.Unmarshal(m[kw], &branches) == nil && len(branches) > 0 {
-			return s.union(branches, followRef)
-		}
+	if len(s.Enum) > 0 {
+		return valueType{enum: s.Enum}
 	}
-	var all []json.RawMessage
-	if json.Unmarshal(m["allOf"], &all) == nil && len(all) == 1 {
-		return s.typeOf(all[0], followRef)
-	}
-	if e, ok := m["enum"]; ok {
-		if v, err := decodeJSON(e); err == nil {
-			if members, ok := v.([]any); ok && len(members) > 0 {
-				return valueType{enum: members}
-			}
-		}
-	}
-	if c, ok := m["const"]; ok {
-		if v, err := decodeJSON(c); err == nil {
-			return valueType{enum: []any{v}}
-		}
+	if len(s.Constant) > 0 {
+		return valueType{enum: s.Constant[:1]}
 	}
 	return valueType{}
-}
-
-// refTarget is the schema m's local $ref points to, if it should be followed.
-func (s *objectSchema) refTarget(m map[string]json.RawMessage, followRef bool) (json.RawMessage, bool) {
-	var ref string
-	if !followRef || json.Unmarshal(m["$ref"], &ref) != nil {
-		return nil, false
-	}
-	return s.resolve(ref)
 }
 
 // union combines the branches of anyOf or oneOf. One unconstrained branch
 // makes the whole union unconstrained; an enum branch contributes the types
 // of its members.
-func (s *objectSchema) union(branches []json.RawMessage, followRef bool) valueType {
+func union(branches []*jsonschema.Schema, depth int) valueType {
 	var types []string
 	for _, b := range branches {
-		bt := s.typeOf(b, followRef)
+		bt := typeOf(b, depth+1)
 		if bt.unconstrained() {
 			return valueType{}
 		}
 		types = appendNew(types, bt.names()...)
 	}
 	return valueType{types: types}
-}
-
-// description is a property's description, or that of the schema its $ref
-// points to.
-func (s *objectSchema) description(raw json.RawMessage) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return ""
-	}
-	var d string
-	if json.Unmarshal(m["description"], &d) == nil && d != "" {
-		return d
-	}
-	if target, ok := s.refTarget(m, true); ok {
-		var t struct{ Description string }
-		if json.Unmarshal(target, &t) == nil {
-			return t.Description
-		}
-	}
-	return ""
 }
 
 func (t valueType) unconstrained() bool { return len(t.types) == 0 && len(t.enum) == 0 }
@@ -267,19 +216,6 @@ func (t valueType) textOnly() bool {
 		}
 	}
 	return true
-}
-
-// typeNames reads the "type" keyword: a name or an array of names.
-func typeNames(raw json.RawMessage) []string {
-	var one string
-	if json.Unmarshal(raw, &one) == nil {
-		return []string{one}
-	}
-	var many []string
-	if json.Unmarshal(raw, &many) == nil {
-		return appendNew(nil, many...)
-	}
-	return nil
 }
 
 func appendNew(list []string, names ...string) []string {

@@ -33,6 +33,10 @@ type Violation struct {
 	// `must be >= 1, got 0`. Values in it are shortened to about 60
 	// characters.
 	Msg string `json:"message"`
+	// Definition is the official MCP schema definition whose subschema
+	// failed, the innermost one ("ImageContent" inside a "CallToolResult"),
+	// for violations found by a [Checker]; "" otherwise.
+	Definition string `json:"definition,omitempty"`
 }
 
 // String shows the path, "/" for the value itself, then the message:
@@ -87,7 +91,7 @@ func (s *Schema) validate(inst any) (out []Violation) {
 	}
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		f := &formatter{index: s.index, instance: inst}
+		f := &formatter{index: s.index, instance: inst, official: s.official}
 		return f.violations(ve)
 	}
 	var loop jsonschema.InfiniteLoopError
@@ -203,10 +207,14 @@ func mismatch(path, keyword string, expected []string, found string) problem {
 	}
 }
 
+// msgRequired is the message of a missing required property.
+const msgRequired = "required property is missing"
+
 // formatter rewrites the library's error tree as violations.
 type formatter struct {
 	index    map[string]*jsonschema.Schema // where the errors' schemas are found
 	instance any                           // the validated value, for the values messages show
+	official bool                          // name the official definition of each violation
 }
 
 // violations are the leaves of the error tree, with unions summarised,
@@ -270,7 +278,12 @@ func (f *formatter) union(ve *jsonschema.ValidationError, kw string) []problem {
 				found = b[0].found
 			}
 		}
-		return []problem{mismatch(path, kw, expected, found)}
+		return f.named(ve, []problem{mismatch(path, kw, expected, found)})
+	}
+	if best == fitDiscriminator && bestCount == len(branches) {
+		if p, ok := sameDiscriminator(branches); ok {
+			return f.named(ve, []problem{p})
+		}
 	}
 	if bestCount == 1 {
 		for i, b := range branches {
@@ -296,7 +309,33 @@ func (f *formatter) union(ve *jsonschema.ValidationError, kw string) []problem {
 		parts = append(parts, part)
 	}
 	what := "matches none of the " + kw + " alternatives"
-	return []problem{{Violation: Violation{Path: path, Keyword: kw, Msg: what + ": " + strings.Join(parts, "; ")}}}
+	return f.named(ve, []problem{{Violation: Violation{Path: path, Keyword: kw, Msg: what + ": " + strings.Join(parts, "; ")}}})
+}
+
+// sameDiscriminator merges the failures of a union whose alternatives all
+// want a different constant in the same property (the "type" of a content
+// block: "text", "image"…) into one: `/content/0/type: must be one of
+// "text", "image", got "video"`.
+func sameDiscriminator(branches [][]problem) (problem, bool) {
+	var (
+		at       string
+		expected []string
+		found    string
+	)
+	for i, b := range branches {
+		j := slices.IndexFunc(b, func(p problem) bool {
+			return (p.Keyword == "const" || p.Keyword == "enum") && len(p.expected) > 0
+		})
+		if j < 0 || (i > 0 && b[j].Path != at) {
+			return problem{}, false
+		}
+		at, found = b[j].Path, b[j].found
+		expected = appendNew(expected, b[j].expected...)
+	}
+	if len(expected) > 1 {
+		expected = []string{"one of " + strings.Join(expected, ", ")}
+	}
+	return mismatch(at, "const", expected, found), true
 }
 
 // How well a union's alternative fits the value, from its problems.
@@ -323,6 +362,21 @@ func fitness(ps []problem, path string) int {
 
 // leaf turns an error without causes into problems.
 func (f *formatter) leaf(ve *jsonschema.ValidationError) []problem {
+	return f.named(ve, f.leafProblems(ve))
+}
+
+// named sets the definition of problems found at ve, for official schemas.
+func (f *formatter) named(ve *jsonschema.ValidationError, ps []problem) []problem {
+	if f.official {
+		def := definitionOf(ve.AbsoluteKeywordLocation)
+		for i := range ps {
+			ps[i].Definition = def
+		}
+	}
+	return ps
+}
+
+func (f *formatter) leafProblems(ve *jsonschema.ValidationError) []problem {
 	path := pointer(ve.InstanceLocation)
 	value, _ := f.lookup(ve.InstanceLocation)
 	if s := f.index[ve.AbsoluteKeywordLocation]; s != nil && s.Always != nil && !*s.Always {
@@ -380,7 +434,7 @@ func (f *formatter) leafMessage(ve *jsonschema.ValidationError, s *jsonschema.Sc
 		for _, name := range s.Required {
 			if _, ok := obj[name]; !ok {
 				out = append(out, problem{Violation: Violation{
-					Path: path + "/" + escapePointer(name), Keyword: kw, Msg: "required property is missing",
+					Path: path + "/" + escapePointer(name), Keyword: kw, Msg: msgRequired,
 				}})
 			}
 		}
@@ -435,8 +489,7 @@ func (f *formatter) leafMessage(ve *jsonschema.ValidationError, s *jsonschema.Sc
 		}
 		return one(fmt.Sprintf("must have at %s %d %s, got %d", least, bound, plural(bound, unit, units), n))
 	case "uniqueItems":
-		var i, j int
-		if _, err := fmt.Sscanf(ve.Message, "items at index %d and %d are equal", &i, &j); err == nil {
+		if i, j, ok := equalItems(value); ok {
 			return one(fmt.Sprintf("items must be unique, but items %d and %d are equal", i, j))
 		}
 	case "additionalItems":
@@ -446,7 +499,13 @@ func (f *formatter) leafMessage(ve *jsonschema.ValidationError, s *jsonschema.Sc
 		}
 	case "minContains", "maxContains":
 		matched := 0
-		fmt.Sscanf(ve.Message[strings.LastIndexByte(ve.Message, ' ')+1:], "%d", &matched)
+		if arr, ok := value.([]any); ok && s.Contains != nil {
+			for _, item := range arr {
+				if s.Contains.Validate(item) == nil {
+					matched++
+				}
+			}
+		}
 		bound, least := s.MinContains, "least"
 		if kw == "maxContains" {
 			bound, least = s.MaxContains, "most"
@@ -455,12 +514,83 @@ func (f *formatter) leafMessage(ve *jsonschema.ValidationError, s *jsonschema.Sc
 	case "not":
 		return one(fmt.Sprintf("must not match the \"not\" schema, got %s", show(value)))
 	case "oneOf":
-		var i, j int
-		if _, err := fmt.Sscanf(ve.Message, "valid against schemas at indexes %d and %d", &i, &j); err == nil {
-			return one(fmt.Sprintf("must match exactly one oneOf alternative, but matches oneOf/%d and oneOf/%d", i, j))
+		var matched []int
+		for i, alt := range s.OneOf {
+			if alt.Validate(value) == nil {
+				matched = append(matched, i)
+			}
+		}
+		if len(matched) >= 2 {
+			return one(fmt.Sprintf("must match exactly one oneOf alternative, but matches oneOf/%d and oneOf/%d", matched[0], matched[1]))
 		}
 	}
 	return one(ve.Message)
+}
+
+// equalItems finds the first two equal items of an array, by JSON value
+// (1 and 1.0 are equal), as uniqueItems compares them.
+func equalItems(v any) (i, j int, ok bool) {
+	arr, _ := v.([]any)
+	for j := range arr {
+		for i := range j {
+			if sameJSON(arr[i], arr[j]) {
+				return i, j, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// sameJSON compares normalised JSON values; numbers compare by value
+// whatever their Go type.
+func sameJSON(a, b any) bool {
+	if ra, ok := ratOf(a); ok {
+		rb, ok := ratOf(b)
+		return ok && ra.Cmp(rb) == 0
+	}
+	switch a := a.(type) {
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !sameJSON(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := b[k]
+			if !ok || !sameJSON(av, bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b // nil, bool, string: comparable
+}
+
+// ratOf is the exact value of a number as normalize leaves it.
+func ratOf(v any) (*big.Rat, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return new(big.Rat).SetString(string(x))
+	case int64:
+		return new(big.Rat).SetInt64(x), true
+	case uint64:
+		return new(big.Rat).SetUint64(x), true
+	case float64:
+		return new(big.Rat).SetFloat64(x), !math.IsNaN(x) && !math.IsInf(x, 0)
+	case float32:
+		return new(big.Rat).SetFloat64(float64(x)), !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+	}
+	return nil, false
 }
 
 // additional reports each property of obj that schema s has no place for,

@@ -745,3 +745,25 @@ func BenchmarkCompileBig(b *testing.B) {
 		}
 	}
 }
+
+// TestValidateWordsFromInstance checks messages whose figures come from the
+// schema and the value, not from the library's wording.
+func TestValidateWordsFromInstance(t *testing.T) {
+	tests := []struct {
+		schema string
+		value  any
+		want   string
+	}{
+		{`{"uniqueItems": true}`, []any{"a", int64(1), json.Number("1.0")}, "/: items must be unique, but items 1 and 2 are equal"},
+		{`{"uniqueItems": true}`, []any{map[string]any{"a": []any{1}}, map[string]any{"a": []any{1.0}}}, "/: items must be unique, but items 0 and 1 are equal"},
+		{`{"contains": {"type": "integer"}, "minContains": 2}`, []any{int64(1), "x"}, `/: must contain at least 2 items matching "contains", got 1`},
+		{`{"contains": {"type": "integer"}, "maxContains": 1}`, []any{int64(1), "x", int64(3), int64(4)}, `/: must contain at most 1 item matching "contains", got 3`},
+		{`{"oneOf": [{"type": "string"}, {"minLength": 1}, {"maxLength": 5}]}`, "abc", "/: must match exactly one oneOf alternative, but matches oneOf/0 and oneOf/1"},
+	}
+	for _, tt := range tests {
+		vs := mustCompile(t, tt.schema).Validate(tt.value)
+		if len(vs) != 1 || vs[0].String() != tt.want {
+			t.Errorf("%s on %v: %v, want %q", tt.schema, tt.value, vs, tt.want)
+		}
+	}
+}
