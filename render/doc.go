@@ -16,7 +16,16 @@
 // the profile is plain ASCII, so piped output and NO_COLOR never contain
 // escape sequences, and lipgloss never probes the terminal.
 //
-// Data goes to Out; warnings and errors ([Printer.Warning],
-// [Printer.ErrorLine]) go to ErrOut. [DimWriter] dims a server's stderr
-// lines on a colour terminal.
+// Data goes to Out; warnings ([Printer.Warning], [Warning], [ErrorLine])
+// go to ErrOut. [StderrWriter] dims a server's stderr lines on a colour
+// terminal. Repeated warnings are counted rather than repeated by a
+// [Warner].
+//
+// Terminal safety: whatever a server sends is printed to a terminal only
+// with its control characters made visible ([Sanitize]): content blocks,
+// table cells, fields, JSON strings, server stderr and, through
+// [Printer.Untrusted] and [Printer.UntrustedErr], what commands print
+// themselves. Out counts as a terminal when it is a TTY or has colour
+// forced on. Piped output is byte-exact, except that JSON output is always
+// valid UTF-8 ([Printer.JSON]).
 package render
