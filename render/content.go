@@ -216,11 +216,11 @@ func (cw *contentWriter) resource(r *client.ResourceContents) error {
 	}
 }
 
-// line writes a marker, dim on a colour terminal, then rest, sanitised on
-// a terminal, and a newline.
+// line writes a marker, dim on a colour terminal, then rest and a newline;
+// both are sanitised on a terminal, as both can hold what a server sent.
 func (cw *contentWriter) line(marker, rest string) error {
 	if cw.term {
-		rest = Sanitize(rest)
+		marker, rest = Sanitize(marker), Sanitize(rest)
 	}
 	_, err := io.WriteString(cw.out, cw.st.dim.Render(marker)+rest+"\n")
 	return err
