@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -258,4 +259,39 @@ func TestJSONStreams(t *testing.T) {
 	if grew := m2.totalAlloc - m1.totalAlloc; grew > uint64(len(doc))/4 {
 		t.Errorf("printing %d bytes of JSON allocated %d bytes", len(doc), grew)
 	}
+}
+
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"\u00e9",{}]}`, "[\"\xff\"]", strings.Repeat("[", 100) + strings.Repeat("]", 100), `"` + "\u009b\u202e" + `"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if !json.Valid(doc) {
+			return
+		}
+		for _, tty := range []bool{false, true} {
+			var out bytes.Buffer
+			if err := (&Printer{Out: &out, TTY: tty, Color: tty}).JSON(json.RawMessage(doc)); err != nil {
+				t.Fatal(err)
+			}
+			got := ansi.Strip(out.String())
+			if !utf8.ValidString(got) || !json.Valid([]byte(got)) {
+				t.Fatalf("tty=%v: output of %q is not valid UTF-8 JSON: %q", tty, doc, got)
+			}
+			var a, b any
+			if json.Unmarshal(doc, &a) != nil || json.Unmarshal([]byte(got), &b) != nil {
+				continue // numbers out of float64 range
+			}
+			// reflect.DeepEqual: cmp.Diff takes exponential time on deep
+			// nesting.
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("tty=%v: value of %q changed: %q", tty, doc, got)
+			}
+			// Escapes aside (at most 6 bytes for 1), indentation and
+			// colour stay within the budget.
+			if limit := 6*budgetFactor*len(doc) + budgetSlack; out.Len() > limit {
+				t.Fatalf("tty=%v: %d bytes in, %d out", tty, len(doc), out.Len())
+			}
+		}
+	})
 }

@@ -245,3 +245,21 @@ func TestStderrLinesSanitized(t *testing.T) {
 		t.Errorf("Printer.Warning on a TTY = %q, want %q", got, want)
 	}
 }
+
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{nasty, "plain", "a\r\nb", "\xe2\x80", "\u202e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Sanitize(s)
+		if i, _ := nextUnsafe(got); i >= 0 {
+			t.Fatalf("Sanitize(%q) = %q still holds an unsafe character at %d", s, got, i)
+		}
+		if Sanitize(got) != got {
+			t.Fatalf("Sanitize is not idempotent on %q", got)
+		}
+		if i, _ := nextUnsafe(s); i < 0 && got != s {
+			t.Fatalf("Sanitize changed clean %q to %q", s, got)
+		}
+	})
+}
