@@ -184,14 +184,14 @@ func (cw *contentWriter) block(c client.Content) error {
 				return &blockError{err}
 			}
 		}
+		bw := bufio.NewWriterSize(out, textChunk)
 		if cw.term {
-			raw = appendSanitized(nil, raw)
+			writeSanitized(bw, []byte(raw))
+		} else {
+			bw.Write(raw)
 		}
-		if _, err := out.Write(raw); err != nil {
-			return err
-		}
-		_, err := io.WriteString(out, "\n")
-		return err
+		bw.WriteByte('\n')
+		return bw.Flush()
 	}
 }
 

@@ -52,15 +52,14 @@ func appendSanitized[T ~string | ~[]byte](dst []byte, s T) []byte {
 // writeSanitized writes s to w with unsafe characters made visible. Runs of
 // safe text are written straight from s, so a large text is never copied
 // whole; w should be buffered, as escapes are written piece by piece.
-func writeSanitized(w *bufio.Writer, s string) error {
+func writeSanitized[T string | []byte](w *bufio.Writer, s T) error {
 	var esc [16]byte
 	for len(s) > 0 {
 		i, n := nextUnsafe(s)
 		if i < 0 {
-			_, err := w.WriteString(s)
-			return err
+			return writeRaw(w, s)
 		}
-		if _, err := w.WriteString(s[:i]); err != nil {
+		if err := writeRaw(w, s[:i]); err != nil {
 			return err
 		}
 		if _, err := w.Write(appendVisible(esc[:0], s[i:i+n])); err != nil {
@@ -69,6 +68,18 @@ func writeSanitized(w *bufio.Writer, s string) error {
 		s = s[i+n:]
 	}
 	return nil
+}
+
+// writeRaw writes a string or byte slice without converting it.
+func writeRaw[T string | []byte](w *bufio.Writer, s T) error {
+	var err error
+	switch s := any(s).(type) {
+	case string:
+		_, err = w.WriteString(s)
+	case []byte:
+		_, err = w.Write(s)
+	}
+	return err
 }
 
 // nextUnsafe returns the index and length in bytes of the first character
