@@ -4,10 +4,13 @@
 //     column is truncated to the terminal width;
 //   - when piped, plain tab-separated text with full values and no header,
 //     so that cut, awk and grep work on it;
-//   - JSON ([Printer.JSON]), indented, with key order kept for raw messages;
+//   - JSON ([Printer.JSON]), indented, with key order kept for raw messages,
+//     always valid UTF-8, and never much larger than its input however
+//     deeply it nests;
 //   - MCP content blocks ([Printer.Content], [Printer.Messages]): text is
-//     written as is; images, audio and blobs are decoded into files and a
-//     line says where they went.
+//     written as is (or from its raw JSON, [Printer.TextJSON],
+//     [WriteJSONString]); images, audio and blobs are decoded into files
+//     and a line says where they went.
 //
 // A [Printer] carries the facts about its destination (TTY, colour, width)
 // that commands take from their IO streams. Its styles are defined once, in
