@@ -288,16 +288,26 @@ func mayNeedTermEscape(tok []byte) bool {
 }
 
 // stringEnd returns the index just past the string token that starts at
-// data[i], a quote.
+// data[i], a quote. It jumps from quote to quote with a vectorised search,
+// as a large text is one long string, and counts the backslashes before a
+// quote to tell whether it is escaped; each backslash is counted once.
 func stringEnd(data []byte, i int) int {
-	end := i + 1
-	for end < len(data) && data[end] != '"' {
-		if data[end] == '\\' {
-			end++
+	j := i + 1
+	for {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			return len(data)
 		}
-		end++
+		j += k
+		backslashes := 0
+		for m := j - 1; m > i && data[m] == '\\'; m-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return j + 1
+		}
+		j++
 	}
-	return min(end+1, len(data))
 }
 
 // isKey reports whether the string token ending at end is an object key.

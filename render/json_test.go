@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -294,4 +295,24 @@ func FuzzJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkJSON prints a 16 MiB text result and a 16 MiB document of many
+// small values, the two shapes of large results.
+func BenchmarkJSON(b *testing.B) {
+	docs := map[string][]byte{
+		"text": []byte(`{"content":[{"type":"text","text":"` + strings.Repeat("0123456789abcdef", 1<<20) + `"}]}`),
+		"tree": []byte(`{"tools":[` + strings.Repeat(`{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"string"}}}},`, 1<<17) + `{}]}`),
+	}
+	for name, doc := range docs {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			p := &Printer{Out: io.Discard}
+			for b.Loop() {
+				if err := p.JSON(json.RawMessage(doc)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
