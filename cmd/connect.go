@@ -118,7 +118,9 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		}
 	}
 	fields = append(fields, [2]string{"Timings", fmt.Sprintf("handshake %s, connected in %s, lists %s", round(s.HandshakeTime()), round(connected), round(listing))})
-	p.Fields(fields)
+	if err := p.Fields(fields); err != nil {
+		return err
+	}
 	if init.Instructions != "" {
 		fmt.Fprintln(p.Out)
 		fmt.Fprintln(p.Out, p.Heading("Instructions"))

@@ -143,7 +143,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		for _, r := range l.Resources {
 			rows = append(rows, []string{r.URI, r.Name, r.MIMEType, r.Description})
 		}
-		p.Table([]string{"URI", "NAME", "MIME TYPE", "DESCRIPTION"}, rows, "No resources.")
+		if err := p.Table([]string{"URI", "NAME", "MIME TYPE", "DESCRIPTION"}, rows, "No resources."); err != nil {
+			return err
+		}
 	}
 	if _, ok := out["resourceTemplates"]; ok {
 		section("Resource templates")
@@ -151,7 +153,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		for _, t := range l.Templates {
 			rows = append(rows, []string{t.URITemplate, t.Name, t.MIMEType, t.Description})
 		}
-		p.Table([]string{"URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"}, rows, "No resource templates.")
+		if err := p.Table([]string{"URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"}, rows, "No resource templates."); err != nil {
+			return err
+		}
 	}
 	if _, ok := out["prompts"]; ok {
 		section("Prompts")
@@ -165,7 +169,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			}
 			rows = append(rows, []string{pr.Name, pr.Title, strings.Join(req, ","), pr.Description})
 		}
-		p.Table([]string{"NAME", "TITLE", "REQUIRED ARGS", "DESCRIPTION"}, rows, "No prompts.")
+		if err := p.Table([]string{"NAME", "TITLE", "REQUIRED ARGS", "DESCRIPTION"}, rows, "No prompts."); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -176,7 +182,9 @@ func printTools(p *render.Printer, tools []client.Tool, long bool) error {
 			if i > 0 {
 				fmt.Fprintln(p.Out)
 			}
-			p.Fields([][2]string{{"Name", t.Name}, {"Title", t.DisplayName()}, {"Description", t.Description}})
+			if err := p.Fields([][2]string{{"Name", t.Name}, {"Title", t.DisplayName()}, {"Description", t.Description}}); err != nil {
+				return err
+			}
 			fmt.Fprintln(p.Out, "Input schema:")
 			if err := p.JSON(t.InputSchema); err != nil {
 				return err
@@ -198,8 +206,7 @@ func printTools(p *render.Printer, tools []client.Tool, long bool) error {
 		}
 		rows = append(rows, []string{t.Name, title, requiredArgs(t.InputSchema), t.Description})
 	}
-	p.Table([]string{"NAME", "TITLE", "REQUIRED ARGS", "DESCRIPTION"}, rows, "No tools.")
-	return nil
+	return p.Table([]string{"NAME", "TITLE", "REQUIRED ARGS", "DESCRIPTION"}, rows, "No tools.")
 }
 
 // requiredArgs names a tool's required arguments with their types.

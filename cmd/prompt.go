@@ -80,7 +80,9 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 		return opts.Output.write(p, res.Raw)
 	}
 	if res.Description != "" {
-		p.Fields([][2]string{{"Description", res.Description}})
+		if err := p.Fields([][2]string{{"Description", res.Description}}); err != nil {
+			return err
+		}
 	}
 	return p.Messages(res.Messages, render.ContentOptions{SaveDir: opts.SaveDir})
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -35,7 +36,7 @@ type ContentOptions struct {
 // it wrote.
 //
 //   - text: as is, with a trailing newline added when missing; large texts
-//     are written straight from the block, never copied;
+//     are written straight from the block, never copied whole;
 //   - image, audio: base64-decoded into SaveDir as image-N.png, audio-N.wav,
 //     … (N counts the files of this call, the extension follows the MIME
 //     type, .bin when unknown), then a line such as
@@ -45,7 +46,10 @@ type ContentOptions struct {
 //     "[resource] URI (mimeType, N bytes) saved to FILE" for a blob;
 //   - any other type: its JSON as the server sent it.
 //
-// The bracketed markers are dim on a colour terminal. A block that cannot
+// The bracketed markers are dim on a colour terminal. On a terminal (TTY or
+// colour) everything the server sent is sanitised ([Sanitize]): texts,
+// URIs, names, MIME types, descriptions, roles. Piped output is
+// byte-exact. A block that cannot
 // be decoded does not stop the others: its error, which names the block as
 // content[i], is joined into the returned error. An error writing to Out
 // stops at once.
@@ -72,12 +76,12 @@ func (p *Printer) Messages(msgs []client.PromptMessage, opts ContentOptions) err
 		var header string
 		switch {
 		case !p.TTY:
-			header = "[" + m.Role + "]\n"
+			header = "[" + p.Untrusted(m.Role) + "]\n"
 		case i == 0:
-			header = cw.st.role.Render("── "+m.Role+" ──") + "\n"
+			header = cw.st.role.Render("── "+p.Untrusted(m.Role)+" ──") + "\n"
 		default:
 			// A blank line between messages on a terminal.
-			header = "\n" + cw.st.role.Render("── "+m.Role+" ──") + "\n"
+			header = "\n" + cw.st.role.Render("── "+p.Untrusted(m.Role)+" ──") + "\n"
 		}
 		if _, err := io.WriteString(cw.out, header); err != nil {
 			return err
@@ -106,7 +110,7 @@ func (p *Printer) Structured(raw json.RawMessage) error {
 }
 
 func (p *Printer) contentWriter(opts ContentOptions) *contentWriter {
-	return &contentWriter{out: p.out(), st: p.styles(), dir: opts.SaveDir, bare: opts.Bare}
+	return &contentWriter{out: p.out(), st: p.styles(), term: p.terminal(), dir: opts.SaveDir, bare: opts.Bare}
 }
 
 // contentWriter carries what the blocks of one call share: the save
@@ -114,6 +118,7 @@ func (p *Printer) contentWriter(opts ContentOptions) *contentWriter {
 type contentWriter struct {
 	out   io.Writer
 	st    styles
+	term  bool // sanitise what the server sent
 	dir   string
 	bare  bool
 	ready bool
@@ -146,7 +151,7 @@ func (cw *contentWriter) block(c client.Content) error {
 	out := cw.out
 	switch c.Type {
 	case "text":
-		return writeText(out, c.Text)
+		return cw.text(c.Text)
 	case "image", "audio":
 		desc := c.Type
 		if c.MIMEType != "" {
@@ -163,7 +168,7 @@ func (cw *contentWriter) block(c client.Content) error {
 		b.WriteString(parens(c.Name, c.MIMEType))
 		if c.Description != "" {
 			b.WriteString(" - ")
-			b.WriteString(ttyCell(c.Description))
+			b.WriteString(strings.TrimSpace(plainCell(c.Description)))
 		}
 		return cw.line("[resource link]", " "+b.String())
 	case "resource":
@@ -179,11 +184,14 @@ func (cw *contentWriter) block(c client.Content) error {
 				return &blockError{err}
 			}
 		}
-		if _, err := out.Write(raw); err != nil {
-			return err
+		bw := bufio.NewWriterSize(out, textChunk)
+		if cw.term {
+			writeSanitized(bw, []byte(raw))
+		} else {
+			bw.Write(raw)
 		}
-		_, err := io.WriteString(out, "\n")
-		return err
+		bw.WriteByte('\n')
+		return bw.Flush()
 	}
 }
 
@@ -197,21 +205,40 @@ func (cw *contentWriter) resource(r *client.ResourceContents) error {
 		return cw.line("[resource]", " "+r.URI+parens(r.MIMEType, strconv.Itoa(size)+" bytes")+" saved to "+file)
 	case r.Text != nil:
 		if cw.bare {
-			return writeText(cw.out, *r.Text)
+			return cw.text(*r.Text)
 		}
 		if err := cw.line("[resource]", " "+r.URI+parens(r.MIMEType)); err != nil {
 			return err
 		}
-		return writeText(cw.out, *r.Text)
+		return cw.text(*r.Text)
 	default:
 		return cw.line("[resource]", " "+r.URI+parens(r.MIMEType)+" (no text or blob)")
 	}
 }
 
-// line writes a marker, dim on a colour terminal, then rest and a newline.
+// line writes a marker, dim on a colour terminal, then rest and a newline;
+// both are sanitised on a terminal, as both can hold what a server sent.
 func (cw *contentWriter) line(marker, rest string) error {
+	if cw.term {
+		marker, rest = Sanitize(marker), Sanitize(rest)
+	}
 	_, err := io.WriteString(cw.out, cw.st.dim.Render(marker)+rest+"\n")
 	return err
+}
+
+// text writes a text block: as is when piped, sanitised on a terminal.
+func (cw *contentWriter) text(s string) error {
+	if !cw.term {
+		return writeText(cw.out, s)
+	}
+	bw := bufio.NewWriterSize(cw.out, textChunk)
+	if err := writeSanitized(bw, s); err != nil {
+		return err
+	}
+	if !strings.HasSuffix(s, "\n") {
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
 }
 
 // writeText writes s and ends it with a newline. Text blocks can be tens of

@@ -377,3 +377,24 @@ func (m *runtimeMem) read() {
 	runtime.ReadMemStats(&s)
 	m.totalAlloc = s.TotalAlloc
 }
+
+// TestContentLargeTextNotCopiedOnTTY is TestContentLargeTextNotCopied for
+// the sanitising path, with something to sanitise every 16 MiB / 64.
+func TestContentLargeTextNotCopiedOnTTY(t *testing.T) {
+	text := strings.Repeat(strings.Repeat("0123456789abcdef", 1<<14)+"\x1b[2J", 64)
+	blocks := []client.Content{{Type: "text", Text: text}}
+	var w writeCounter
+	p := &Printer{Out: &w, TTY: true}
+	var m1, m2 runtimeMem
+	m1.read()
+	if _, err := p.Content(blocks, ContentOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m2.read()
+	if grew := m2.totalAlloc - m1.totalAlloc; grew > uint64(len(text))/4 {
+		t.Errorf("writing a %d-byte text allocated %d bytes", len(text), grew)
+	}
+	if want := len(text) + 64 + 1; w.n != want {
+		t.Errorf("wrote %d bytes, want %d", w.n, want)
+	}
+}

@@ -19,24 +19,35 @@ type FlushWriter interface {
 // memory stays small.
 const maxPartialLine = 64 << 10
 
-// DimWriter returns a writer for a server's stderr lines.
+// StderrWriter returns a writer for a server's stderr lines, going to w.
 //
-// When color is false it passes bytes through to w unchanged and Flush does
-// nothing. When color is true it writes each complete line to w wrapped in
-// the faint style; an unfinished line is held until its newline arrives,
-// Flush is called, or it grows past 64 KiB. Holding partial lines keeps the
-// escape sequences from landing inside a multi-byte character or a
-// sequence the server wrote itself. Call Flush when the stream ends.
+// When neither tty nor color is set (stderr is piped) it passes bytes
+// through to w unchanged and Flush does nothing. Otherwise it works line by
+// line: each complete line is sanitised ([Sanitize]: a server's escape
+// sequences are shown, not obeyed) and, when color is set, wrapped in the
+// faint style. An unfinished line is held until its newline arrives, Flush
+// is called, or it grows past 64 KiB. Holding partial lines keeps the
+// style's escape sequences from landing inside a multi-byte character, and
+// a character split between two writes from looking invalid. Call Flush
+// when the stream ends.
 //
 // The writer may be used from several goroutines; each Write reaches w as
 // a single Write, so lines from one writer never interleave with lines
 // written to w elsewhere mid-line.
-func DimWriter(w io.Writer, color bool) FlushWriter {
-	if !color {
+func StderrWriter(w io.Writer, tty, color bool) FlushWriter {
+	if !tty && !color {
 		return passThrough{w}
 	}
-	return &dimWriter{w: w, sp: spanOf(newStyles(newRenderer(w, true)).dim)}
+	d := &dimWriter{w: w}
+	if color {
+		d.sp = spanOf(newStyles(newRenderer(w, true)).dim)
+	}
+	return d
 }
+
+// DimWriter is [StderrWriter] for a destination that is a terminal exactly
+// when it has colour: StderrWriter(w, color, color).
+func DimWriter(w io.Writer, color bool) FlushWriter { return StderrWriter(w, color, color) }
 
 type passThrough struct{ w io.Writer }
 
@@ -119,7 +130,7 @@ func (d *dimWriter) appendStyled(b []byte) {
 		return
 	}
 	d.buf = append(d.buf, d.sp.pre...)
-	d.buf = append(d.buf, b...)
+	d.buf = appendSanitized(d.buf, b)
 	d.buf = append(d.buf, d.sp.post...)
 }
 

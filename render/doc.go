@@ -4,10 +4,13 @@
 //     column is truncated to the terminal width;
 //   - when piped, plain tab-separated text with full values and no header,
 //     so that cut, awk and grep work on it;
-//   - JSON ([Printer.JSON]), indented, with key order kept for raw messages;
+//   - JSON ([Printer.JSON]), indented, with key order kept for raw messages,
+//     always valid UTF-8, and never much larger than its input however
+//     deeply it nests;
 //   - MCP content blocks ([Printer.Content], [Printer.Messages]): text is
-//     written as is; images, audio and blobs are decoded into files and a
-//     line says where they went.
+//     written as is (or from its raw JSON, [Printer.TextJSON],
+//     [WriteJSONString]); images, audio and blobs are decoded into files
+//     and a line says where they went.
 //
 // A [Printer] carries the facts about its destination (TTY, colour, width)
 // that commands take from their IO streams. Its styles are defined once, in
@@ -16,7 +19,16 @@
 // the profile is plain ASCII, so piped output and NO_COLOR never contain
 // escape sequences, and lipgloss never probes the terminal.
 //
-// Data goes to Out; warnings and errors ([Printer.Warning],
-// [Printer.ErrorLine]) go to ErrOut. [DimWriter] dims a server's stderr
-// lines on a colour terminal.
+// Data goes to Out; warnings ([Printer.Warning], [Warning], [ErrorLine])
+// go to ErrOut. [StderrWriter] dims a server's stderr lines on a colour
+// terminal. Repeated warnings are counted rather than repeated by a
+// [Warner].
+//
+// Terminal safety: whatever a server sends is printed to a terminal only
+// with its control characters made visible ([Sanitize]): content blocks,
+// table cells, fields, JSON strings, server stderr and, through
+// [Printer.Untrusted] and [Printer.UntrustedErr], what commands print
+// themselves. Out counts as a terminal when it is a TTY or has colour
+// forced on. Piped output is byte-exact, except that JSON output is always
+// valid UTF-8 ([Printer.JSON]).
 package render

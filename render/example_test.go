@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/mcpctl/mcpctl/client"
@@ -61,4 +62,27 @@ func ExamplePrinter_Content() {
 	// Output:
 	// Hello
 	// [resource link] file:///notes.md (notes.md, text/markdown)
+}
+
+// Escape sequences in what a server sends are shown, not obeyed: this one
+// would write to the clipboard, this one would hide "rm" behind "ls".
+func ExampleSanitize() {
+	fmt.Println(render.Sanitize("copy \x1b]52;c;ZXZpbA==\x07 done"))
+	fmt.Println(render.Sanitize("rm -rf ~\rls   "))
+	// Output:
+	// copy ^[]52;c;ZXZpbA==^G done
+	// rm -rf ~^Mls
+}
+
+// A flood of identical warnings prints a few and a count.
+func ExampleWarner() {
+	w := &render.Warner{Out: os.Stdout, Limit: 2}
+	for i := range 1000 {
+		w.Warn("closed", fmt.Sprintf("mcpctl: protocol violation: answer %d: connection closed", i))
+	}
+	w.Flush()
+	// Output:
+	// mcpctl: protocol violation: answer 0: connection closed
+	// mcpctl: protocol violation: answer 1: connection closed
+	// mcpctl: … and 998 more like this (closed)
 }

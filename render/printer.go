@@ -18,15 +18,26 @@ type Printer struct {
 	// discards.
 	ErrOut io.Writer
 	// TTY says Out is a terminal: tables get headers and truncation, labels
-	// and markers are decorated. When false, output is plain and complete.
+	// and markers are decorated, and server-supplied text has its control
+	// characters made visible ([Sanitize]). When false, output is plain,
+	// complete and byte-exact.
 	TTY bool
-	// Color enables escape sequences on Out.
+	// ErrTTY says ErrOut is a terminal: server-supplied text written there
+	// through [Printer.UntrustedErr] is sanitised.
+	ErrTTY bool
+	// Color enables escape sequences on Out. It implies that Out is shown
+	// on a terminal, so it also turns sanitising on.
 	Color bool
-	// ErrColor enables escape sequences on ErrOut.
+	// ErrColor enables escape sequences on ErrOut, and sanitising there.
 	ErrColor bool
 	// Width is the terminal width in cells that TTY tables fit into; zero or
 	// less means no limit.
 	Width int
+	// OnInvalidUTF8, when not nil, is called once for each [Printer.JSON]
+	// document in which invalid UTF-8 was replaced by U+FFFD. A command that
+	// prints several documents should warn once ([InvalidUTF8Warning]), for
+	// example through a sync.Once.
+	OnInvalidUTF8 func()
 }
 
 func (p *Printer) out() io.Writer {
@@ -50,47 +61,63 @@ func (p *Printer) styles() styles { return newStyles(newRenderer(p.out(), p.Colo
 func (p *Printer) errStyles() styles { return newStyles(newRenderer(p.errOut(), p.ErrColor)) }
 
 // Heading returns title styled as a section heading when Out has colour,
-// unchanged otherwise.
-func (p *Printer) Heading(title string) string { return p.styles().heading.Render(title) }
+// unchanged otherwise; sanitised on a terminal.
+func (p *Printer) Heading(title string) string {
+	return p.styles().heading.Render(p.Untrusted(title))
+}
 
 // Warning writes "warning: msg" to ErrOut, the prefix coloured when ErrColor
-// is set.
+// is set and msg sanitised when ErrOut is a terminal.
 func (p *Printer) Warning(msg string) {
 	// Errors writing to stderr have nowhere to be reported.
-	_, _ = io.WriteString(p.errOut(), Warning(msg, p.ErrColor)+"\n")
+	_, _ = io.WriteString(p.errOut(), Warning(p.UntrustedErr(msg), p.ErrColor)+"\n")
 }
 
-// ErrorLine writes "error: msg" to ErrOut, the prefix coloured when
-// ErrColor is set.
-func (p *Printer) ErrorLine(msg string) {
-	_, _ = io.WriteString(p.errOut(), ErrorLine(msg, p.ErrColor)+"\n")
-}
+// InvalidUTF8Warning is the warning to print, once, when
+// [Printer.OnInvalidUTF8] is called.
+const InvalidUTF8Warning = "the server sent invalid UTF-8; replaced with U+FFFD in the JSON output"
 
 // Warning returns "warning: msg" without a trailing newline, the prefix
 // coloured when color is set, for callers that write to stderr themselves.
+// With color set msg is also sanitised ([Sanitize]): colour means a
+// terminal.
 func Warning(msg string, color bool) string {
-	return newStyles(newRenderer(io.Discard, color)).warning.Render("warning:") + " " + strings.TrimRight(msg, "\n")
+	return newStyles(newRenderer(io.Discard, color)).warning.Render("warning:") + " " + stderrText(msg, color)
 }
 
 // ErrorLine returns "error: msg" without a trailing newline, the prefix
 // coloured when color is set, for callers that write to stderr themselves.
+// With color set msg is also sanitised ([Sanitize]): errors often quote
+// what a server sent.
 func ErrorLine(msg string, color bool) string {
-	return newStyles(newRenderer(io.Discard, color)).errorLabel.Render("error:") + " " + strings.TrimRight(msg, "\n")
+	return newStyles(newRenderer(io.Discard, color)).errorLabel.Render("error:") + " " + stderrText(msg, color)
 }
 
-// Dim returns s in the faint style when color is set, unchanged otherwise;
-// for secondary lines on stderr such as server log messages.
+// Dim returns s in the faint style and sanitised when color is set,
+// unchanged otherwise; for secondary lines on stderr such as server log
+// messages.
 func Dim(s string, color bool) string {
 	if !color {
 		return s
 	}
 	sp := spanOf(newStyles(newRenderer(io.Discard, true)).dim)
-	return sp.pre + s + sp.post
+	return sp.pre + Sanitize(s) + sp.post
+}
+
+// stderrText trims the trailing newlines of msg and sanitises it when
+// sanitize is set.
+func stderrText(msg string, sanitize bool) string {
+	msg = strings.TrimRight(msg, "\n")
+	if sanitize {
+		return Sanitize(msg)
+	}
+	return msg
 }
 
 // Fields writes label/value pairs as aligned "Label: value" lines, the
-// summary form of connect. Labels are styled on a colour terminal. A value
-// with several lines continues under the first one.
+// summary form of connect. Labels are styled on a colour terminal, where
+// values are sanitised. A value with several lines continues under the
+// first one; CR and CRLF count as line ends.
 func (p *Printer) Fields(fields [][2]string) error {
 	st := p.styles()
 	labelWidth := 0
@@ -100,7 +127,7 @@ func (p *Printer) Fields(fields [][2]string) error {
 	indent := strings.Repeat(" ", labelWidth+1)
 	var b strings.Builder
 	for _, f := range fields {
-		label, value := f[0]+":", normalizeNewlines(f[1])
+		label, value := f[0]+":", p.Untrusted(normalizeNewlines(f[1]))
 		b.WriteString(st.label.Render(label))
 		first, rest, _ := strings.Cut(value, "\n")
 		if first != "" {

@@ -64,7 +64,7 @@ func TestStderrLines(t *testing.T) {
 			// Colour on Out must not leak to ErrOut, and the reverse.
 			p := &Printer{Out: &out, ErrOut: &errOut, Color: !tt.errColor, ErrColor: tt.errColor}
 			p.Warning("disk almost full")
-			p.ErrorLine("it broke\n")
+			_, _ = errOut.WriteString(ErrorLine("it broke\n", p.ErrColor) + "\n")
 			if diff := cmp.Diff(tt.want, errOut.String()); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -97,7 +97,6 @@ func TestDimAndHeading(t *testing.T) {
 func TestNilWriters(t *testing.T) {
 	p := &Printer{TTY: true, Color: true, ErrColor: true, Width: 10}
 	p.Warning("w")
-	p.ErrorLine("e")
 	if err := p.Table([]string{"A"}, nil, "none"); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -27,13 +26,18 @@ const (
 // column (the flexible one, such as a description) is truncated with "…" so
 // that every line fits Width; other columns are cut only when that is not
 // enough. Newlines and tabs in cells become spaces and other control
-// characters are dropped, so a server cannot move the cursor or recolour the
-// terminal through a tool description. When rows is empty, empty (if not "")
-// is written to ErrOut, like "No tools.".
+// characters are made visible ([Sanitize]), so a server cannot move the
+// cursor or recolour the terminal through a tool description, nor hide
+// text. When rows is empty, empty (if not "") is written to ErrOut, like
+// "No tools.".
 //
 // When not a terminal there is no header, no truncation and no message:
 // each row is one line of tab-separated full values, with newlines and tabs
-// inside cells replaced by spaces so that lines and fields stay parseable.
+// inside cells replaced by spaces so that lines and fields stay parseable;
+// cells are otherwise byte-exact, unless colour is forced on, which means a
+// terminal and sanitised cells.
+//
+// The error is the first error writing to Out (or ErrOut, for empty).
 func (p *Printer) Table(headers []string, rows [][]string, empty string) error {
 	if !p.TTY {
 		return p.plainTable(rows)
@@ -55,7 +59,7 @@ func (p *Printer) plainTable(rows [][]string) error {
 			if i > 0 {
 				w.WriteByte('\t')
 			}
-			w.WriteString(plainCell(cell))
+			w.WriteString(p.Untrusted(plainCell(cell)))
 		}
 		w.WriteByte('\n')
 	}
@@ -77,19 +81,11 @@ func plainCell(s string) string {
 	}, s)
 }
 
-// ttyCell makes a value safe and compact for one terminal cell.
+// ttyCell makes a value safe and compact for one terminal cell: line
+// breaks and tabs become spaces, other control characters are made
+// visible.
 func ttyCell(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", " ")
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\r' || r == '\n' || r == '\t':
-			return ' '
-		case unicode.IsControl(r):
-			return -1
-		}
-		return r
-	}, s)
-	return strings.TrimSpace(s)
+	return strings.TrimSpace(Sanitize(plainCell(s)))
 }
 
 func (p *Printer) ttyTable(headers []string, rows [][]string) error {

@@ -75,7 +75,7 @@ func TestTableTTYLayout(t *testing.T) {
 	want := "" +
 		"NAME    TITLE  DESCRIPTION\n" +
 		"echo    Echo   Echoes the message back. Second line.\n" +
-		"add            Adds two numbers [31mred[0m\n" +
+		"add            Adds two numbers ^[[31mred^[[0m\n" +
 		"日本語  🎉     wide\n"
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
