@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpctl/mcpctl/client"
@@ -72,6 +73,9 @@ type built struct {
 	configErr error
 	catalog   *config.Catalog
 	redactor  *transport.Redactor
+	warner    *render.Warner
+	utf8Once  sync.Once
+	results   *resultChecks
 }
 
 // NewFactory returns a Factory bound to ios and the process's environment,
@@ -126,6 +130,18 @@ func (f *Factory) Redactor() *transport.Redactor {
 		st.redactor = transport.NewRedactor()
 	}
 	return st.redactor
+}
+
+// Warner is the run's one sink for warnings that may repeat (protocol
+// violations, schema violations of results): the first few of each kind
+// are printed, the rest counted and summed up when the run ends.
+func (f *Factory) Warner() *render.Warner {
+	st := f.state()
+	if st.warner == nil {
+		ios := f.IOStreams
+		st.warner = &render.Warner{Out: ios.ErrOut, Terminal: ios.IsStderrTTY() || ios.ColorErrEnabled()}
+	}
+	return st.warner
 }
 
 // LoadKey loads the key the value spec of flag names (env:NAME from
@@ -400,8 +416,9 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 		OnNotification:  f.notificationPrinter(),
 		OnEvent:         f.eventPrinter(o.Verbose),
 		OnProtocolWarning: func(msg string) {
-			fmt.Fprintln(ios.ErrOut, "mcpctl: protocol violation: "+red.String(msg))
+			f.Warner().Warn("protocol violation", "mcpctl: protocol violation: "+red.String(msg))
 		},
+		OnResult: f.resultChecks(o.Strict).check,
 	}
 	if o.Elicit != "" {
 		el, err := elicitation(o.Elicit)
@@ -484,7 +501,7 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 		var stderr io.Writer
 		switch o.ServerStderr {
 		case "":
-			dim := render.DimWriter(ios.ErrOut, ios.ColorErrEnabled())
+			dim := render.StderrWriter(ios.ErrOut, ios.IsStderrTTY(), ios.ColorErrEnabled())
 			// The transport stops writing to stderr when it is closed; a last
 			// line without a newline is flushed then.
 			s.closers = append(s.closers, dim.Flush)
@@ -513,7 +530,7 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 			MaxMessageSize: o.MaxMessageSize,
 			Dir:            o.Cwd,
 			Stderr:         stderr,
-			Warn:           ios.ErrOut,
+			Warn:           f.Warner().Writer("protocol violation"),
 			Grace:          o.Grace,
 		}
 	}

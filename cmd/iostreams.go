@@ -155,6 +155,7 @@ func (s *IOStreams) Printer() *render.Printer {
 		Out:      s.Out,
 		ErrOut:   s.ErrOut,
 		TTY:      s.stdoutTTY,
+		ErrTTY:   s.stderrTTY,
 		Color:    s.colorEnabled,
 		ErrColor: s.colorErrEnabled,
 		Width:    s.TerminalWidth(),

@@ -223,12 +223,32 @@ func yamlNode(dec *json.Decoder) (*yaml.Node, error) {
 }
 
 // printer builds a render.Printer for the command's streams.
-func (f *Factory) printer() *render.Printer { return f.IOStreams.Printer() }
+// Invalid UTF-8 from the server is replaced in JSON output, with one
+// warning per run.
+func (f *Factory) printer() *render.Printer {
+	p := f.IOStreams.Printer()
+	st := f.state()
+	p.OnInvalidUTF8 = func() {
+		st.utf8Once.Do(func() {
+			f.Warner().Warn("invalid utf-8", "mcpctl: warning: "+render.InvalidUTF8Warning)
+		})
+	}
+	return p
+}
 
 // notificationPrinter shows server log messages and progress on stderr;
 // the client has decoded them.
 func (f *Factory) notificationPrinter() func(client.Notification) {
 	ios := f.IOStreams
+	red := f.Redactor()
+	// Server text on a terminal is shown, not obeyed.
+	untrusted := func(s string) string {
+		s = red.String(s)
+		if ios.IsStderrTTY() {
+			s = render.Sanitize(s)
+		}
+		return s
+	}
 	return func(n client.Notification) {
 		switch {
 		case n.Log != nil:
@@ -236,7 +256,7 @@ func (f *Factory) notificationPrinter() func(client.Notification) {
 			if n.Log.Logger != "" {
 				prefix += " " + n.Log.Logger
 			}
-			fmt.Fprintln(ios.ErrOut, render.Dim(prefix+": "+n.Log.Text(), ios.ColorErrEnabled()))
+			fmt.Fprintln(ios.ErrOut, render.Dim(untrusted(prefix+": "+n.Log.Text()), ios.ColorErrEnabled()))
 		case n.Progress != nil:
 			if !ios.IsStderrTTY() {
 				return
@@ -248,7 +268,7 @@ func (f *Factory) notificationPrinter() func(client.Notification) {
 				fmt.Fprintf(&b, "/%g", *p.Total)
 			}
 			if p.Message != "" {
-				b.WriteString(" " + p.Message)
+				b.WriteString(" " + untrusted(p.Message))
 			}
 			// \r and clear-to-end keep the progress on one line.
 			fmt.Fprintf(ios.ErrOut, "\r%s\x1b[K", b.String())

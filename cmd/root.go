@@ -67,6 +67,12 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 	root.SetErr(ios.ErrOut)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
+		err = f.state().results.err()
+	}
+	if w := f.state().warner; w != nil {
+		w.Flush()
+	}
+	if err == nil {
 		return ExitOK
 	}
 	interrupted := ctx.Err() != nil
@@ -80,7 +86,12 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 	if errors.As(err, &codeErr) && codeErr.Msg == "" {
 		return code
 	}
-	fmt.Fprintln(ios.ErrOut, render.ErrorLine(f.Redactor().String(msg), ios.ColorErrEnabled()))
+	msg = f.Redactor().String(msg)
+	if ios.IsStderrTTY() {
+		// Errors quote what servers sent; on a terminal it is shown, not obeyed.
+		msg = render.Sanitize(msg)
+	}
+	fmt.Fprintln(ios.ErrOut, render.ErrorLine(msg, ios.ColorErrEnabled()))
 	var flagErr *FlagError
 	if code == ExitUsage && (isCobraUsageError(err) || errors.As(err, &flagErr) && flagErr.Hint) {
 		fmt.Fprintln(ios.ErrOut, "Run 'mcpctl --help' or 'mcpctl COMMAND --help' for usage.")

@@ -54,6 +54,10 @@ type ServerOptions struct {
 	// zero means transport.DefaultGrace. Not a flag: completions shorten it.
 	Grace   time.Duration
 	Verbose bool
+	// Strict makes results that break the official schema fail the run
+	// (exit 5) instead of only warning; validate also fails on lint
+	// warnings.
+	Strict bool
 
 	// Given holds the flags of [overridable] that the command line gave:
 	// they win over a named server's own settings. It comes from the
@@ -129,6 +133,7 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		fs.StringVar(&o.Trace, "trace", "", "Write every JSON-RPC message as NDJSON to `FILE` (- for stderr)")
 		fs.StringVar(&o.ServerStderr, "server-stderr", "", "Where the stdio server's stderr goes: quiet, or a `FILE` (default: mcpctl's stderr)")
 		fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr, and which definition -s NAME uses")
+		fs.BoolVar(&o.Strict, "strict", false, "Fail (exit 5) when a result breaks the official MCP schema, not only warn; with validate, also on lint warnings")
 		_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
 		return
 	}

@@ -25,8 +25,6 @@ type ValidateOptions struct {
 	// SchemaFile, when set, is a JSON Schema file to check the arguments
 	// against, without any server.
 	SchemaFile string
-	// Strict makes lint warnings fail the run as errors do.
-	Strict bool
 }
 
 // NewCmdValidate builds `mcpctl validate`. runF replaces the run function in
@@ -87,7 +85,6 @@ clients and model APIs reject such names.`,
 	addOutputFlags(cmd, &opts.Output)
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
 	cmd.Flags().StringVar(&opts.SchemaFile, "schema", "", "Check the arguments against the JSON Schema in `FILE`, without a server")
-	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "When linting a server, fail (exit 5) on warnings too")
 	return cmd
 }
 
@@ -108,8 +105,8 @@ func (o *ValidateOptions) validate() error {
 	switch {
 	case o.SchemaFile != "" && o.Server.chosen():
 		return flagErrorf("--schema checks arguments against a local schema file, without a server: drop -s, --url, --demo or the server command (or drop --schema to check against a tool of the server)")
-	case o.Strict && !lintMode:
-		return flagErrorf("--strict applies when linting a whole server (validate without a tool or --schema)")
+	case o.Server.Strict && o.SchemaFile != "":
+		return flagErrorf("--strict applies to a server's results and lint; --schema checks a local file without a server")
 	case o.ArgsJSON != "" && lintMode:
 		return flagErrorf("--args needs a tool or --schema, e.g. mcpctl validate --demo weather --args '{\"city\": \"Paris\"}'")
 	}
@@ -239,7 +236,7 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 		return err
 	}
 	fmt.Fprintf(f.IOStreams.ErrOut, "%d %s, %d %s\n", errs, plural(errs, "error", "errors"), warnings, plural(warnings, "warning", "warnings"))
-	if errs > 0 || opts.Strict && warnings > 0 {
+	if errs > 0 || opts.Server.Strict && warnings > 0 {
 		return &ExitCodeError{Code: ExitValidation} // the summary said why
 	}
 	return nil

@@ -23,7 +23,7 @@ func TestNewCmdValidateFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "lint", args: []string{"--demo"}, want: ValidateOptions{Server: ServerOptions{Demo: true}, Output: text}},
-		{name: "lint strict", args: []string{"--strict", "--", "srv", "-x"}, want: ValidateOptions{Strict: true, Server: ServerOptions{Command: []string{"srv", "-x"}}, Output: text}},
+		{name: "lint strict", args: []string{"--strict", "--", "srv", "-x"}, want: ValidateOptions{Server: ServerOptions{Strict: true, Command: []string{"srv", "-x"}}, Output: text}},
 		{name: "tool", args: []string{"--demo", "weather", "city=Paris", "days:=2"}, want: ValidateOptions{Tool: "weather", Args: []string{"city=Paris", "days:=2"}, Server: ServerOptions{Demo: true}, Output: text}},
 		{name: "tool with --args", args: []string{"weather", "--args", `{"city": "x"}`, "--demo", "-o", "json"}, want: ValidateOptions{Tool: "weather", Args: []string{}, ArgsJSON: `{"city": "x"}`, Server: ServerOptions{Demo: true}, Output: OutputOptions{Format: "json"}}},
 		{name: "schema file", args: []string{"--schema", "s.json", "days=1"}, want: ValidateOptions{SchemaFile: "s.json", Args: []string{"days=1"}, Output: text}},
