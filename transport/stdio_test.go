@@ -264,13 +264,6 @@ func TestCommandExitError(t *testing.T) {
 	}
 }
 
-func errString(err error) string {
-	if err == nil {
-		return "<nil>"
-	}
-	return err.Error()
-}
-
 func TestExitErrorMessage(t *testing.T) {
 	tests := []struct {
 		err  ExitError
