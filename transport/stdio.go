@@ -71,9 +71,9 @@ const maxTail = 200
 //
 // Closing: Close stops reading at once (a line being read is dropped, and
 // stdout is drained without being kept so the server can flush and exit),
-// closes stdin and waits up to Grace for the server to exit,
-// then sends SIGTERM to its process group and waits up to Grace again, then
-// sends SIGKILL. The child is always reaped. If the server exited but other
+// closes stdin and waits up to Grace for the server to exit, then sends
+// SIGTERM to its process group and waits up to Grace again, then sends
+// SIGKILL. The child is always reaped. If the server exited but other
 // members of its group remain, they get the same SIGTERM-then-SIGKILL
 // treatment, so no helper outlives mcpctl. Close then waits for stderr to be
 // copied (up to Grace, in case a process that escaped the group holds it
@@ -91,8 +91,8 @@ type Command struct {
 	// Env holds extra KEY=VALUE pairs added to the server's environment
 	// after the inherited ones (later entries win).
 	Env []string
-	// Environ is the environment the server's is drawn from, as KEY=VALUE
-	// pairs; nil means os.Environ(). mcpctl passes the one environment
+	// Environ is the environment the server's environment is drawn from,
+	// as KEY=VALUE pairs; nil means os.Environ(). mcpctl passes the one environment
 	// lookup it threads through everything, so tests need not set the
 	// process environment.
 	Environ []string
