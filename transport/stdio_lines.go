@@ -173,7 +173,7 @@ func (l *lineReader) fill() {
 	for range maxEmptyReads {
 		n, err := l.r.Read(l.buf[l.end:])
 		if n < 0 || n > len(l.buf)-l.end {
-			l.err = errors.New("reading from server: invalid count from Read")
+			l.err = errors.New("invalid count from Read")
 			return
 		}
 		l.end += n
