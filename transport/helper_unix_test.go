@@ -4,11 +4,13 @@ package transport
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,9 +56,29 @@ func runHelper(mode string) int {
 		}
 	case "env": // report environment and working directory
 		dir, _ := os.Getwd()
-		say(`{"x":%q,"dir":%q}`, os.Getenv("MCPCTL_TEST_X"), dir)
+		names, _ := json.Marshal(os.Environ())
+		say(`{"x":%q,"dir":%q,"environ":%s}`, os.Getenv("MCPCTL_TEST_X"), dir, names)
 		drainStdin()
 		return 0
+	case "huge": // one line of MCPCTL_TEST_SIZE bytes, then a small one
+		size, _ := strconv.Atoi(os.Getenv("MCPCTL_TEST_SIZE"))
+		out.WriteString(`{"data":"`)
+		block := strings.Repeat("x", 64<<10)
+		for n := len(`{"data":""}`); n < size; n += len(block) {
+			out.WriteString(block[:min(len(block), size-n)])
+		}
+		out.WriteString("\"}\n{\"end\":true}\n")
+		out.Flush()
+		drainStdin()
+		return 0
+	case "endless": // one line that never ends; stdin EOF ignored, dies of SIGTERM
+		out.WriteString(`{"data":"`)
+		block := strings.Repeat("x", 64<<10)
+		for {
+			if _, err := out.WriteString(block); err != nil {
+				return 1
+			}
+		}
 	case "noise": // stray output between messages
 		out.WriteString("Server starting on stdio...\n")
 		out.WriteString("\n")

@@ -14,7 +14,9 @@ import (
 //
 // Queues are unbounded, so a Write never waits for the peer to Read; a client
 // may send a request and then read the answer from the same goroutine that
-// serves the other end. Write copies msg, so callers may reuse their buffer.
+// serves the other end. Write does not copy msg: the peer's Read returns the
+// very slice, so a 100 MB result costs its size once, not twice. As the
+// [Connection] contract says, the writer must not modify msg after Write.
 //
 // Closing either end makes the peer's Read return an error wrapping [io.EOF]
 // once the messages already queued for it are read, and the peer's Write
@@ -96,7 +98,7 @@ func (p *pipeConn) Read(ctx context.Context) (json.RawMessage, error) {
 	}
 }
 
-// Write queues a copy of msg for the peer.
+// Write queues msg for the peer, without copying it.
 func (p *pipeConn) Write(ctx context.Context, msg json.RawMessage) error {
 	if p.isClosed() {
 		return ErrClosed
@@ -114,7 +116,7 @@ func (p *pipeConn) Write(ctx context.Context, msg json.RawMessage) error {
 		q.mu.Unlock()
 		return fmt.Errorf("pipe: peer closed the connection: %w", io.ErrClosedPipe)
 	}
-	q.msgs = append(q.msgs, append(json.RawMessage(nil), msg...))
+	q.msgs = append(q.msgs, msg)
 	q.mu.Unlock()
 	q.signal()
 	return nil

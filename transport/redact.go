@@ -2,9 +2,14 @@ package transport
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // minSecretLen is the shortest value a [Redactor] hides: replacing every
@@ -32,6 +37,10 @@ func NewRedactor(secrets ...string) *Redactor {
 }
 
 // Add registers more secrets. Values shorter than four bytes are ignored.
+// Each secret is also hidden in the forms JSON encoders write it in inside
+// a string (quotes, backslashes and control characters escaped; <, > and &
+// escaped as Go does; non-ASCII escaped as Python does by default), since
+// server-supplied text is often JSON that quotes it.
 func (r *Redactor) Add(secrets ...string) {
 	if r == nil {
 		return
@@ -43,15 +52,61 @@ func (r *Redactor) Add(secrets ...string) {
 		if len(s) < minSecretLen {
 			continue
 		}
-		dup := false
-		for _, have := range r.secrets {
-			dup = dup || have == s
-		}
-		if !dup {
-			r.secrets = append(r.secrets, s)
+		for _, form := range jsonForms(s) {
+			if !slices.Contains(r.secrets, form) {
+				r.secrets = append(r.secrets, form)
+			}
 		}
 	}
 	sort.SliceStable(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+}
+
+// jsonForms returns s and the distinct forms it takes inside a JSON string
+// as common encoders write it.
+func jsonForms(s string) []string {
+	forms := []string{s}
+	add := func(f string) {
+		if f != "" && !slices.Contains(forms, f) {
+			forms = append(forms, f)
+		}
+	}
+	html, _ := json.Marshal(s) // Go's default: <, > and & escaped too
+	add(unquote(html))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // JavaScript's JSON.stringify and most others
+	if enc.Encode(s) == nil {
+		plain := unquote(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		add(plain)
+		add(asciiEscaped(plain)) // Python's json.dumps with ensure_ascii
+	}
+	return forms
+}
+
+// unquote strips the quotes json.Marshal put around a string.
+func unquote(b []byte) string {
+	if len(b) < 2 {
+		return ""
+	}
+	return string(b[1 : len(b)-1])
+}
+
+// asciiEscaped writes every non-ASCII character of s as \uXXXX (a UTF-16
+// surrogate pair above U+FFFF), with lower-case hex digits as Python does.
+func asciiEscaped(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
 }
 
 // Empty reports whether there is nothing to redact.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,17 +37,43 @@ const maxTail = 200
 // shutdown signals reach any helpers it spawned (npx, uvx and docker wrappers
 // commonly do).
 //
-// Reading: lines have no length limit. Blank lines are skipped; a line that is
-// not a JSON object or array is reported to Warn and skipped. When stdout
-// ends, Read waits up to Grace for the process to exit and then returns an
-// [*ExitError] (which wraps [io.EOF]) saying how it ended.
+// Reading: one line is one message, of at most MaxMessageSize bytes. Blank
+// lines are skipped; a line that is not a JSON object or array is reported
+// to Warn and skipped. A line that is a JSON array (a JSON-RPC batch) is
+// returned whole, as is a line with invalid UTF-8 inside its strings: the
+// client decides what the negotiated revision allows. A line nested deeper
+// than encoding/json can check is passed on too, so that the client reports
+// its depth at once instead of the request waiting for an answer that was
+// skipped. When stdout ends, Read waits up to Grace for the process to exit
+// and then returns an [*ExitError] (which wraps [io.EOF]) saying how it
+// ended.
+//
+// A line over MaxMessageSize ends the connection: the transport cannot tell
+// which request it answered, so it cannot fail just that one. Read returns
+// an error wrapping [*MessageTooLargeError] ("server sent a stdio line
+// larger than the 256 MiB message size limit (raise it with
+// --max-message-size)") as soon as the line crosses the limit, and the same
+// error on every later call. Nothing of the line is kept: from then on
+// stdout is read and dropped, so the server is not blocked on a full pipe
+// and Close still stops it within the grace periods.
+//
+// Memory: a long line is read in pieces and copied once into a slice of its
+// exact size, so it costs at most twice its size while being read and its
+// size once returned; after a line over 32 MiB the garbage collector is run
+// so the pieces are gone before the caller decodes the message.
+//
+// Environment: the server gets [DefaultEnv] of Environ (a safe set of
+// variables such as PATH, HOME and the locale, without the secrets a shell
+// usually holds) plus Env; with InheritEnv it gets all of Environ plus Env.
 //
 // Writing: a Write to a server that has exited returns an error wrapping the
 // [*ExitError]; it never raises SIGPIPE.
 //
-// Closing: Close closes stdin and waits up to Grace for the server to exit,
-// then sends SIGTERM to its process group and waits up to Grace again, then
-// sends SIGKILL. The child is always reaped. If the server exited but other
+// Closing: Close stops reading at once (a line being read is dropped, and
+// stdout is drained without being kept so the server can flush and exit),
+// closes stdin and waits up to Grace for the server to exit, then sends
+// SIGTERM to its process group and waits up to Grace again, then sends
+// SIGKILL. The child is always reaped. If the server exited but other
 // members of its group remain, they get the same SIGTERM-then-SIGKILL
 // treatment, so no helper outlives mcpctl. Close then waits for stderr to be
 // copied (up to Grace, in case a process that escaped the group holds it
@@ -61,9 +88,14 @@ type Command struct {
 	Path string
 	// Args are the arguments after the program name.
 	Args []string
-	// Env holds extra KEY=VALUE pairs appended to the environment mcpctl
-	// itself runs with (later entries win).
+	// Env holds extra KEY=VALUE pairs added to the server's environment
+	// after the inherited ones (later entries win).
 	Env []string
+	// Environ is the environment the server's environment is drawn from,
+	// as KEY=VALUE pairs; nil means os.Environ(). mcpctl passes the one environment
+	// lookup it threads through everything, so tests need not set the
+	// process environment.
+	Environ []string
 	// Dir is the working directory; empty means mcpctl's own.
 	Dir string
 	// Stderr receives the server's stderr as it arrives, one line per Write.
@@ -73,14 +105,14 @@ type Command struct {
 	// Warn receives one line per protocol violation (a stdout line that is
 	// not a JSON object or array). Nil discards them.
 	Warn io.Writer
-	// InheritEnv passes mcpctl's whole environment to the server. When
-	// false the server gets only a safe default set of variables (see
-	// DefaultEnv) plus Env, so secrets in the user's shell do not reach
-	// third-party servers.
+	// InheritEnv passes all of Environ to the server. When false the
+	// server gets only a safe default set of variables ([DefaultEnv]) plus
+	// Env, so secrets in the user's shell do not reach third-party servers.
 	InheritEnv bool
-	// MaxMessageSize limits one stdout line; zero means
-	// [DefaultMaxMessageSize]. A longer line is discarded without being
-	// buffered and reported as a [*MessageTooLargeError].
+	// MaxMessageSize limits one stdout line, not counting its newline;
+	// zero or less means [DefaultMaxMessageSize]. A longer line ends the
+	// connection with an error wrapping [*MessageTooLargeError] and is
+	// dropped without being buffered (see Reading above).
 	MaxMessageSize int64
 	// Grace is how long Close waits after closing stdin before SIGTERM, and
 	// after SIGTERM before SIGKILL; it also bounds how long Read waits for
@@ -127,9 +159,7 @@ func (c *Command) Connect(ctx context.Context) (Connection, error) {
 	}
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = c.Dir
-	if len(c.Env) > 0 {
-		cmd.Env = append(os.Environ(), c.Env...)
-	}
+	cmd.Env = c.environment()
 	setProcessGroup(cmd)
 
 	// Pipes are made here rather than with cmd.StdoutPipe and friends:
@@ -179,6 +209,7 @@ func (c *Command) Connect(ctx context.Context) (Connection, error) {
 		errOut:     c.Stderr,
 		warn:       c.Warn,
 		grace:      c.grace(),
+		limit:      c.MaxMessageSize,
 		msgs:       make(chan json.RawMessage),
 		closing:    make(chan struct{}),
 		exited:     make(chan struct{}),
@@ -248,6 +279,7 @@ type stdioConn struct {
 	errOut io.Writer
 	warn   io.Writer
 	grace  time.Duration
+	limit  int64 // of one stdout line
 
 	// msgs carries messages from readLoop to Read. It is unbuffered so
 	// that at most one message waits outside the caller's hands; readLoop
@@ -341,16 +373,45 @@ func (c *stdioConn) Read(ctx context.Context) (json.RawMessage, error) {
 	}
 }
 
-// readLoop frames stdout into messages and hands them to Read.
+// gcAfterLine is the line size above which readLoop runs the garbage
+// collector before handing the message over: the pieces the line was
+// collected in are as big as the message, and without a collection now the
+// heap would grow by their size again while the client decodes it.
+const gcAfterLine = 32 << 20
+
+// readLoop frames stdout into messages and hands them to Read. Once the
+// messages end, for whatever reason, it keeps draining stdout without
+// keeping anything, until the stream ends or Close closes it, so that a
+// server writing its last words is not blocked on a full pipe.
 func (c *stdioConn) readLoop() {
 	defer close(c.readDone)
-	defer close(c.msgs)
-	br := bufio.NewReaderSize(c.stdout, 64<<10)
+	c.readErr = c.readMessages()
+	close(c.msgs)
+	buf := make([]byte, lineBufSize)
 	for {
-		line, err := readLine(br)
-		if err != nil {
-			c.readErr = c.endOfStream(err)
+		if _, err := c.stdout.Read(buf); err != nil {
 			return
+		}
+	}
+}
+
+// readMessages hands stdout's messages to Read and returns the error that
+// ends them.
+func (c *stdioConn) readMessages() error {
+	// Once Close starts, a line in progress is abandoned at the next read
+	// instead of being read to its end.
+	lr := newLineReader(stopReader{c.stdout, c.closing}, c.limit)
+	for {
+		line, err := lr.next()
+		if err != nil {
+			var tooLarge *MessageTooLargeError
+			if errors.As(err, &tooLarge) && !c.isClosing() {
+				return fmt.Errorf("server sent a %w", err)
+			}
+			return c.endOfStream(err)
+		}
+		if len(line) > gcAfterLine {
+			runtime.GC()
 		}
 		msg, ok := checkLine(line, c.warn)
 		if !ok {
@@ -359,9 +420,23 @@ func (c *stdioConn) readLoop() {
 		select {
 		case c.msgs <- msg:
 		case <-c.closing:
-			c.readErr = ErrClosed
-			return
+			return ErrClosed
 		}
+	}
+}
+
+// stopReader reads from r until stop is closed, then fails with ErrClosed.
+type stopReader struct {
+	r    io.Reader
+	stop <-chan struct{}
+}
+
+func (s stopReader) Read(p []byte) (int, error) {
+	select {
+	case <-s.stop:
+		return 0, ErrClosed
+	default:
+		return s.r.Read(p)
 	}
 }
 
@@ -394,46 +469,20 @@ func (c *stdioConn) endOfStream(err error) error {
 	return c.exitError()
 }
 
-// readLine returns the next line of r without its trailing newline, however
-// long. A line longer than r's buffer is collected as copies of the buffer's
-// fragments and joined once its length is known, so a line costs at most
-// twice its size at the peak and about that much in total (growing one slice
-// by append would allocate several times the size on the way). The returned
-// slice is fresh and may be handed to a caller. An unterminated last line is
-// returned as a line, and the following call returns the error.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var chunks [][]byte
-	n := 0
-	for {
-		frag, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			chunks = append(chunks, bytes.Clone(frag))
-			n += len(frag)
-			continue
-		}
-		if err == nil {
-			frag = frag[:len(frag)-1]
-		} else if n+len(frag) == 0 {
-			return nil, err
-		}
-		line := make([]byte, 0, n+len(frag))
-		for _, c := range chunks {
-			line = append(line, c...)
-		}
-		return append(line, frag...), nil
-	}
-}
-
 // checkLine decides whether a stdout line is a message. Blank lines are
 // skipped silently; anything else that is not a JSON object or array is
 // reported to warn and skipped, because servers that print banners or logs to
-// stdout are common and one stray line should not end the session.
+// stdout are common and one stray line should not end the session. A line
+// that json.Valid refuses only because it is nested deeper than
+// encoding/json allows is passed on: it is most likely a real answer, and
+// the client reports its depth at once, where skipping it would leave its
+// request waiting for the timeout.
 func checkLine(line []byte, warn io.Writer) (json.RawMessage, bool) {
 	msg := bytes.TrimSpace(line)
 	if len(msg) == 0 {
 		return nil, false
 	}
-	if (msg[0] != '{' && msg[0] != '[') || !json.Valid(msg) {
+	if (msg[0] != '{' && msg[0] != '[') || !json.Valid(msg) && !tooDeep(msg) {
 		quoted := line
 		if len(quoted) > maxTail {
 			quoted = quoted[:maxTail]
@@ -442,6 +491,40 @@ func checkLine(line []byte, warn io.Writer) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return msg, true
+}
+
+// maxJSONDepth is the nesting depth beyond which encoding/json refuses a
+// value (its scanner's limit).
+const maxJSONDepth = 10000
+
+// tooDeep reports whether msg nests arrays and objects more than
+// maxJSONDepth levels deep, counting brackets outside strings. It is only
+// called for lines json.Valid refused, to tell depth from bad syntax.
+func tooDeep(msg []byte) bool {
+	depth, inString, escaped := 0, false, false
+	for _, b := range msg {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch b {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			depth++
+			if depth > maxJSONDepth {
+				return true
+			}
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // copyStderr streams the server's stderr to errOut and remembers the last

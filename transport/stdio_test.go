@@ -264,13 +264,6 @@ func TestCommandExitError(t *testing.T) {
 	}
 }
 
-func errString(err error) string {
-	if err == nil {
-		return "<nil>"
-	}
-	return err.Error()
-}
-
 func TestExitErrorMessage(t *testing.T) {
 	tests := []struct {
 		err  ExitError
@@ -431,4 +424,153 @@ func TestCommandKillsProcessGroup(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+func TestCommandEnvironment(t *testing.T) {
+	environ := []string{
+		"PATH=/usr/bin:/bin",
+		"HOME=/home/u",
+		"LANG=C.UTF-8",
+		"MCPCTL_SECRET_TOKEN=hunter2-secret",
+		"BASH_FUNC_f%%=() {  echo; }",
+		"HTTPS_PROXY=http://user:pw@proxy:3128",
+		"http_proxy=http://proxy:3128",
+	}
+	tests := []struct {
+		name    string
+		inherit bool
+		want    []string
+	}{
+		{"default", false, []string{
+			"PATH=/usr/bin:/bin",
+			"HOME=/home/u",
+			"LANG=C.UTF-8",
+			"http_proxy=http://proxy:3128",
+			helperEnv + "=env",
+			"MCPCTL_TEST_X=from-env",
+		}},
+		{"inherit", true, append(append([]string(nil), environ...), helperEnv+"=env", "MCPCTL_TEST_X=from-env")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := helper(t, "env")
+			c.Env = append(c.Env, "MCPCTL_TEST_X=from-env")
+			c.Environ = environ
+			c.InheritEnv = tt.inherit
+			conn := connect(t, c)
+			var got struct{ Environ []string }
+			if err := json.Unmarshal(mustRead(t, conn), &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got.Environ); diff != "" {
+				t.Errorf("server environment (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCommandLineTooLarge(t *testing.T) {
+	c := helper(t, "endless")
+	c.MaxMessageSize = 1 << 20
+	conn := connect(t, c)
+	_, err := conn.Read(context.Background())
+	var tooLarge *MessageTooLargeError
+	if !errors.As(err, &tooLarge) || tooLarge.Limit != 1<<20 {
+		t.Fatalf("Read of an endless line = %v, want a *MessageTooLargeError with the limit", err)
+	}
+	want := "server sent a stdio line larger than the 1 MiB message size limit (raise it with --max-message-size)"
+	if err.Error() != want {
+		t.Errorf("error = %s, want %s", err, want)
+	}
+	// The connection is over: the transport cannot tell which request the
+	// line answered.
+	if _, err2 := conn.Read(context.Background()); err2 != err {
+		t.Errorf("second Read = %v, want the same error", err2)
+	}
+	// The server still writes (stdout is drained) and ignores stdin EOF:
+	// Close needs SIGTERM, within the grace periods.
+	start := time.Now()
+	if err := conn.Close(); err != nil {
+		t.Errorf("Close = %v, want nil", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Close took %s", d)
+	}
+}
+
+// TestCommandCloseDuringHugeLine is defect 10 of issue 10: a timeout with a
+// huge line in flight must not wait for the line to end.
+func TestCommandCloseDuringHugeLine(t *testing.T) {
+	c := helper(t, "endless")
+	c.Grace = 200 * time.Millisecond
+	c.MaxMessageSize = 64 << 30 // the line would never be refused
+	conn := connect(t, c)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := conn.Read(context.Background())
+		errc <- err
+	}()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	// Let the reader get well into the line, event-driven: wait until it
+	// has collected several MiB.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		if m.TotalAlloc-before.TotalAlloc > 8<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reader made no progress into the line")
+		}
+		runtime.Gosched()
+	}
+	start := time.Now()
+	if err := conn.Close(); err != nil {
+		t.Errorf("Close = %v, want nil", err)
+	}
+	// Close waits a grace period after closing stdin, then one after
+	// SIGTERM at most; the slack is for a loaded machine, far below what
+	// reading an endless line to its end would take.
+	if d := time.Since(start); d > 2*c.Grace+5*time.Second {
+		t.Errorf("Close took %s, want about %s", d, c.Grace)
+	}
+	if err := <-errc; !errors.Is(err, ErrClosed) {
+		t.Errorf("pending Read = %v, want ErrClosed", err)
+	}
+}
+
+// TestCommandHugeLineMemory reads a 100 MB line through Read and checks
+// that it cost about twice its size in allocations and its size once
+// returned.
+func TestCommandHugeLineMemory(t *testing.T) {
+	size := 100 << 20
+	if raceEnabled {
+		size = 20 << 20
+	}
+	c := helper(t, "huge")
+	c.Env = append(c.Env, "MCPCTL_TEST_SIZE="+strconv.Itoa(size))
+	conn := connect(t, c)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	msg := mustRead(t, conn)
+	runtime.ReadMemStats(&after)
+	if len(msg) != size {
+		t.Fatalf("message has %d bytes, want %d", len(msg), size)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(size)*22/10 {
+		t.Errorf("reading a %d-byte line allocated %d bytes (%.2fx), want at most 2.2x", size, alloc, float64(alloc)/float64(size))
+	}
+	// The pieces were collected before the message was handed over (the
+	// race detector's smaller line is below the size that triggers it).
+	if live := int64(after.HeapAlloc) - int64(before.HeapAlloc); size > gcAfterLine && live > int64(size)*11/10 {
+		t.Errorf("heap grew by %d bytes (%.2fx) reading a %d-byte line, want about 1x", live, float64(live)/float64(size), size)
+	}
+	if got := string(mustRead(t, conn)); got != `{"end":true}` {
+		t.Errorf("message after the huge one = %s", got)
+	}
+	runtime.KeepAlive(msg)
 }

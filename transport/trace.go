@@ -38,26 +38,37 @@ type TraceEntry struct {
 
 // Trace is a [Transport] that records every message of the connections it
 // makes as NDJSON, one [TraceEntry] per line, for `mcpctl --trace`. Messages
-// are passed through unchanged; only the copy written to W is redacted.
+// are passed through unchanged; only what is written to W is redacted.
 //
 // A Trace must not be copied after first use. Entries from all its
-// connections and from Note are written whole, one Write call each, in the
-// order they were recorded. Errors writing to W are ignored: a broken trace
-// file should not break the session it observes.
+// connections and from Note are written in the order they were recorded,
+// each in one Write call, except that an entry holding a message over
+// 1 MiB is written in three (its start, the message, its end) so that the
+// message is not copied; entries never interleave with each other. A
+// message is recorded as it crossed the wire, except that one spread over
+// several lines (an HTTP body may be) is compacted to keep the trace one
+// entry per line, and one that is not JSON is recorded as a JSON string.
+// Errors writing to W are ignored: a broken trace file should not break
+// the session it observes.
 type Trace struct {
 	// Transport is the transport being traced.
 	Transport Transport
 	// W receives the trace. Nil discards it.
 	W io.Writer
-	// Redact, if set, returns the form of a message to record (for example
-	// with secrets replaced). It must not modify its argument, which is the
-	// message actually sent or received.
-	Redact func(json.RawMessage) json.RawMessage
+	// Redactor hides secrets in every recorded message and event detail
+	// (the messages actually sent and received are not touched). Nil
+	// records them as they are.
+	Redactor *Redactor
 	// Now tells the time; nil means time.Now. Tests set it for stable output.
 	Now func() time.Time
 
 	mu sync.Mutex
 }
+
+// traceInline is the size up to which a recorded message is copied into
+// its entry so that the entry is one Write; larger ones are written in
+// place.
+const traceInline = 1 << 20
 
 // Connect connects the inner transport and records a "connect" event whose
 // detail is the transport's description when it has one (a fmt.Stringer, as
@@ -78,28 +89,59 @@ func (t *Trace) Connect(ctx context.Context) (Connection, error) {
 
 // Note records an event that is not a message, such as an HTTP transport
 // reporting which protocol variant it settled on. detail may be nil or any
-// value encoding/json can marshal.
+// value encoding/json can marshal; one that cannot be is recorded as the
+// string fmt.Sprint makes of it.
 func (t *Trace) Note(event string, detail any) {
-	t.write(TraceEntry{Direction: DirectionEvent, Event: event, Detail: detail})
+	if t.W == nil {
+		return
+	}
+	name, err := marshalJSON(event)
+	if err != nil {
+		return
+	}
+	tail := append([]byte(`,"event":`), name...)
+	if detail != nil {
+		d, err := marshalJSON(detail)
+		if err != nil {
+			d, _ = marshalJSON(fmt.Sprint(detail))
+		}
+		tail = append(tail, `,"detail":`...)
+		tail = append(tail, t.redactJSON(d)...)
+	}
+	t.write(DirectionEvent, tail, nil)
 }
 
 // message records a message sent or received.
 func (t *Trace) message(dir string, msg json.RawMessage) {
-	if t.Redact != nil {
-		msg = t.Redact(msg)
-	}
-	if !json.Valid(msg) {
-		// Keep the line parseable even if a peer or Redact produced
-		// something that is not JSON: record it as a string.
-		msg, _ = json.Marshal(string(msg))
-	}
-	t.write(TraceEntry{Direction: dir, Message: msg})
-}
-
-func (t *Trace) write(e TraceEntry) {
 	if t.W == nil {
 		return
 	}
+	t.write(dir, []byte(`,"message":`), t.redactJSON(msg))
+}
+
+// redactJSON returns the form of the JSON text b to record: secrets
+// replaced, on one line, and JSON whatever b was. It copies b only to
+// change it.
+func (t *Trace) redactJSON(b []byte) []byte {
+	b = t.Redactor.Bytes(b)
+	if !json.Valid(b) {
+		// Keep the line parseable even if a peer or the redaction
+		// produced something that is not JSON: record it as a string.
+		s, _ := marshalJSON(string(b))
+		return s
+	}
+	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
+		var buf bytes.Buffer
+		buf.Grow(len(b))
+		json.Compact(&buf, b)
+		return buf.Bytes()
+	}
+	return b
+}
+
+// write writes one entry: its time and direction, then fields (a JSON
+// fragment starting with a comma), then body, which is written as it is.
+func (t *Trace) write(dir string, fields, body []byte) {
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
@@ -108,21 +150,38 @@ func (t *Trace) write(e TraceEntry) {
 	defer t.mu.Unlock()
 	// Time is taken under the lock so that times never go backwards
 	// through the file.
-	e.Time = now().UTC().Format(time.RFC3339Nano)
+	inline := len(body) <= traceInline
+	size := 64 + len(fields) + 2
+	if inline {
+		size += len(body)
+	}
+	head := make([]byte, 0, size)
+	head = append(head, `{"time":"`...)
+	head = now().UTC().AppendFormat(head, time.RFC3339Nano)
+	head = append(head, `","direction":"`...)
+	head = append(head, dir...)
+	head = append(head, '"')
+	head = append(head, fields...)
+	if inline {
+		head = append(head, body...)
+		t.W.Write(append(head, "}\n"...))
+		return
+	}
+	t.W.Write(head)
+	t.W.Write(body)
+	t.W.Write([]byte("}\n"))
+}
+
+// marshalJSON encodes v as encoding/json does, but leaves <, > and &
+// alone: the trace shows text as the server wrote it.
+func marshalJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	// Record messages as the server wrote them, not with <, > and &
-	// turned into \u escapes.
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
-		// Only an unmarshalable Detail gets here; keep the event.
-		e.Detail = fmt.Sprint(e.Detail)
-		buf.Reset()
-		if enc.Encode(e) != nil {
-			return
-		}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	t.W.Write(buf.Bytes())
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // traceConn is the Connection returned by Trace.Connect.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -108,10 +109,7 @@ func TestTraceRedact(t *testing.T) {
 	ctx := context.Background()
 	client, server := NewPipe()
 	var out bytes.Buffer
-	redact := func(msg json.RawMessage) json.RawMessage {
-		return bytes.ReplaceAll(msg, []byte("hunter2"), []byte("[REDACTED]"))
-	}
-	tr := &Trace{Transport: &pipeTransport{conn: client}, W: &out, Redact: redact}
+	tr := &Trace{Transport: &pipeTransport{conn: client}, W: &out, Redactor: NewRedactor("hunter2")}
 	conn, err := tr.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -142,8 +140,8 @@ func TestTraceRedact(t *testing.T) {
 		}
 	}
 	want := []string{
-		`send {"params":{"token":"[REDACTED]"}}`,
-		`recv {"params":{"token":"[REDACTED]"}}`,
+		`send {"params":{"token":"[redacted]"}}`,
+		`recv {"params":{"token":"[redacted]"}}`,
 	}
 	if diff := cmp.Diff(want, msgs); diff != "" {
 		t.Errorf("traced messages (-want +got):\n%s", diff)
@@ -191,5 +189,105 @@ func TestTraceConcurrent(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]int{DirectionSend: n, DirectionRecv: n, DirectionEvent: 2}, count); diff != "" {
 		t.Errorf("entries by direction (-want +got):\n%s", diff)
+	}
+}
+
+func TestTraceRecordedForms(t *testing.T) {
+	tests := []struct {
+		name string
+		msg  string
+		want string // the recorded message
+	}{
+		{"as sent", `{"a": "<&>", "b":[1, 2]}`, `{"a": "<&>", "b":[1, 2]}`},
+		{"several lines compacted", "{\n  \"a\": 1,\r\n  \"b\": \"x y\"\n}", `{"a":1,"b":"x y"}`},
+		{"not JSON", `{"a":`, `"{\"a\":"`},
+		{"secret", `{"token":"s3cret-value"}`, `{"token":"[redacted]"}`},
+		{"secret escaped in JSON", `{"text":"pass \"quoted\" word"}`, `{"text":"[redacted]"}`},
+		{"redaction breaking JSON recorded as a string", `{"a":1,"b":2}`, `"{\"a\":[redacted]\":2}"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			tr := &Trace{W: &out, Redactor: NewRedactor("s3cret-value", `pass "quoted" word`, `1,"b`)}
+			tr.message(DirectionRecv, json.RawMessage(tt.msg))
+			entries := decodeTrace(t, out.Bytes())
+			if len(entries) != 1 {
+				t.Fatalf("%d entries, want 1: %s", len(entries), out.Bytes())
+			}
+			if got := string(entries[0].Message); got != tt.want {
+				t.Errorf("recorded %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTraceRedactsEvents(t *testing.T) {
+	var out bytes.Buffer
+	tr := &Trace{Transport: &pipeTransport{err: errors.New(`401: bearer tok-12345 refused`)}, W: &out, Now: fixedClock(), Redactor: NewRedactor("tok-12345", `"quoted\secret"`)}
+	tr.Connect(context.Background())
+	tr.Note("http", map[string]any{"header": `X-Key: "quoted\secret"`})
+	tr.Note("odd", func() {}) // not JSON: recorded with fmt.Sprint, still redacted
+	got := out.String()
+	for _, secret := range []string{"tok-12345", `quoted\\secret`, `quoted\secret`} {
+		if strings.Contains(got, secret) {
+			t.Errorf("trace shows %s:\n%s", secret, got)
+		}
+	}
+	entries := decodeTrace(t, out.Bytes())
+	if len(entries) != 3 {
+		t.Fatalf("%d entries, want 3:\n%s", len(entries), got)
+	}
+	if want := map[string]any{"op": "connect", "error": "401: bearer [redacted] refused"}; !cmp.Equal(want, entries[0].Detail) {
+		t.Errorf("connect error detail = %v, want %v", entries[0].Detail, want)
+	}
+	if want := map[string]any{"header": "X-Key: [redacted]"}; !cmp.Equal(want, entries[1].Detail) {
+		t.Errorf("http detail = %v, want %v", entries[1].Detail, want)
+	}
+}
+
+// edgeWriter keeps the start and end of what is written and counts the rest,
+// so a trace of a huge message can be checked without holding it.
+type edgeWriter struct {
+	head, tail []byte
+	n          int
+	writes     int
+}
+
+func (w *edgeWriter) Write(p []byte) (int, error) {
+	w.writes++
+	w.n += len(p)
+	if len(w.head) < 100 {
+		w.head = append(w.head, p[:min(len(p), 100-len(w.head))]...)
+	}
+	w.tail = append(w.tail, p[max(0, len(p)-16):]...)
+	w.tail = w.tail[max(0, len(w.tail)-16):]
+	return len(p), nil
+}
+
+// TestTraceLargeMessage checks that recording a large message does not copy
+// it when there is nothing to redact.
+func TestTraceLargeMessage(t *testing.T) {
+	size := 100 << 20
+	if raceEnabled {
+		size = 20 << 20
+	}
+	msg := json.RawMessage(`{"data":"` + strings.Repeat("x", size-len(`{"data":""}`)) + `"}`)
+	var w edgeWriter
+	tr := &Trace{W: &w, Redactor: NewRedactor("not-in-the-message"), Now: fixedClock()}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	tr.message(DirectionRecv, msg)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<10 {
+		t.Errorf("recording a %d-byte message allocated %d bytes, want no copy", size, alloc)
+	}
+	if want := `{"time":"2025-06-18T10:00:00.000000001Z","direction":"recv","message":{"data":"xxx`; !strings.HasPrefix(string(w.head), want) {
+		t.Errorf("entry starts %s, want %s", w.head, want)
+	}
+	if want := `xxx"}}` + "\n"; !strings.HasSuffix(string(w.tail), want) {
+		t.Errorf("entry ends %q, want %q", w.tail, want)
+	}
+	if w.writes != 3 || w.n != len(msg)+len(`{"time":"2025-06-18T10:00:00.000000001Z","direction":"recv","message":}`+"\n") {
+		t.Errorf("entry written in %d calls, %d bytes", w.writes, w.n)
 	}
 }

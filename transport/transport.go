@@ -41,7 +41,10 @@ type Connection interface {
 	// The returned slice is owned by the caller.
 	Read(ctx context.Context) (json.RawMessage, error)
 	// Write sends one message. msg must be a single compact JSON value with
-	// no newline.
+	// no newline. Write hands msg over: a connection may keep it after
+	// Write returns (the in-memory pipe gives the very slice to its peer,
+	// to avoid copying large messages), so the caller must not modify it
+	// afterwards.
 	Write(ctx context.Context, msg json.RawMessage) error
 	// Close releases the connection and anything it started (for a child
 	// process: stdin closed, grace period, SIGTERM, SIGKILL).
