@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -333,10 +332,8 @@ func (s *session) close() error {
 // killer is a connection whose peer can be stopped at once, without the
 // polite steps of Close.
 //
-// TODO(integrator): the stdio connection (transport/stdio.go) should
-// implement it: SIGKILL the server's process group now, and let a Close in
-// progress return. Until it does, a second Ctrl-C stops mcpctl waiting but
-// leaves the shutdown of the group to the signals Close already sent.
+// [transport.Command]'s connection implements it: SIGKILL to the server's
+// process group.
 type killer interface{ Kill() error }
 
 func (s *session) kill() {
@@ -468,9 +465,7 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 			s.closers = append(s.closers, file.Close)
 			w = file
 		}
-		// TODO(integrator): set Trace.Redactor to red once the field lands
-		// in transport/trace.go, and drop this func.
-		tr = &transport.Trace{W: w, Redact: func(m json.RawMessage) json.RawMessage { return red.Bytes(m) }}
+		tr = &transport.Trace{W: w, Redactor: red}
 	}
 	var t transport.Transport
 	switch {
@@ -520,12 +515,10 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 			addEnvSecret(red, v)
 		}
 		t = &transport.Command{
-			Path: o.Command[0],
-			Args: o.Command[1:],
-			Env:  o.Env,
-			// TODO(integrator): Environ: f.environ(), once transport.Command
-			// has the field: the child's environment (safe default set, or
-			// all of it with InheritEnv) then comes from the Factory too.
+			Path:           o.Command[0],
+			Args:           o.Command[1:],
+			Env:            o.Env,
+			Environ:        f.environ(),
 			InheritEnv:     o.InheritEnv,
 			MaxMessageSize: o.MaxMessageSize,
 			Dir:            o.Cwd,

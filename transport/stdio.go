@@ -678,3 +678,13 @@ func (c *stdioConn) waitGroupGone(proc *os.Process) bool {
 	}
 	return !groupAlive(proc)
 }
+
+// Kill stops the server's process group at once with SIGKILL, for a user
+// who will not wait for the polite shutdown (a second Ctrl-C). A Close in
+// progress then finishes without its grace periods: the processes are gone.
+func (c *stdioConn) Kill() error {
+	if proc := c.cmd.Process; proc != nil && groupAlive(proc) {
+		killGroup(proc)
+	}
+	return nil
+}

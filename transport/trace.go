@@ -240,3 +240,11 @@ func (c *traceConn) noteError(op string, err error) {
 // WritesConcurrently implements [ConcurrentWriter] as the traced connection
 // does: recording a message takes its own lock.
 func (c *traceConn) WritesConcurrently() bool { return writesConcurrently(c.conn) }
+
+// SetProtocolVersion passes the negotiated version on to the traced
+// connection when it wants it (see [ProtocolVersionSetter]).
+func (c *traceConn) SetProtocolVersion(version string) {
+	if s, ok := c.conn.(ProtocolVersionSetter); ok {
+		s.SetProtocolVersion(version)
+	}
+}
