@@ -485,10 +485,9 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 				httpOpts.Header[name] = values
 			}
 		}
-		if tr != nil {
-			// The trace shows which transport auto-detection chose.
-			httpOpts.OnEvent = tr.Note
-		}
+		// The trace records the transport's events (which transport
+		// auto-detection chose, redirects followed, sessions); -v shows them.
+		httpOpts.OnEvent = f.transportEvents(tr, o.Verbose)
 		if t, err = transport.NewHTTPTransport(o.Transport, httpOpts); err != nil {
 			return nil, flagErrorf("%v", err)
 		}

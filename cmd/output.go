@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
+	"github.com/mcpctl/mcpctl/transport"
 )
 
 // OutputOptions are the output flags shared by commands that print results:
@@ -272,6 +273,28 @@ func (f *Factory) notificationPrinter() func(client.Notification) {
 			}
 			// \r and clear-to-end keep the progress on one line.
 			fmt.Fprintf(ios.ErrOut, "\r%s\x1b[K", b.String())
+		}
+	}
+}
+
+// transportEvents returns the OnEvent hook of an HTTP transport: events go
+// to the trace when there is one, and to stderr with -v.
+func (f *Factory) transportEvents(tr *transport.Trace, verbose bool) func(event string, detail any) {
+	if tr == nil && !verbose {
+		return nil
+	}
+	ios := f.IOStreams
+	red := f.Redactor()
+	return func(event string, detail any) {
+		if tr != nil {
+			tr.Note(event, detail)
+		}
+		if verbose {
+			line := "mcpctl: " + event
+			if detail != nil {
+				line += fmt.Sprintf(": %v", detail)
+			}
+			fmt.Fprintln(ios.ErrOut, red.String(line))
 		}
 	}
 }
