@@ -37,8 +37,9 @@ const MaxConcurrentServerRequests = 16
 // MaxDepth is the deepest nesting of objects and arrays accepted in one
 // message, the message's own object counting as 1. A deeper message is not
 // decoded: the request it answers fails at once with a [*ProtocolError]
-// naming the depth and this limit.
-const MaxDepth = 1000
+// naming the depth and this limit. It is the depth encoding/json itself
+// decodes; output of deep documents is kept small by render.
+const MaxDepth = 10000
 
 // EventSessionReinitialized is the event [Options.OnEvent] receives when
 // the server ended the session and the client initialized a new one.
@@ -148,9 +149,22 @@ type response struct {
 
 // Connect opens a connection with t, performs the initialize handshake and
 // sends notifications/initialized. On error the connection is closed.
+//
+// The request timeout bounds connecting too: a listener that never answers,
+// or a legacy SSE server that never sends its endpoint event, ends in a
+// [*ConnectTimeoutError].
 func Connect(ctx context.Context, t transport.Transport, opts Options) (*Client, error) {
-	conn, err := t.Connect(ctx)
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	conn, err := t.Connect(cctx)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+			return nil, &ConnectTimeoutError{After: timeout, Err: err}
+		}
 		return nil, err
 	}
 	c := New(conn, opts)

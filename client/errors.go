@@ -78,6 +78,31 @@ func (e *TimeoutError) Error() string {
 	return b.String()
 }
 
+// ConnectTimeoutError reports a transport that could not connect within
+// the request timeout.
+type ConnectTimeoutError struct {
+	After time.Duration
+	// Err is the transport's own error.
+	Err error
+}
+
+// Error reads like `timed out after 2s: no endpoint event within 2s (is
+// this a legacy HTTP+SSE server? try --transport http)`; a "connecting to
+// URL: " prefix of the transport's error is left out, as the caller names
+// the server.
+func (e *ConnectTimeoutError) Error() string {
+	msg := e.Err.Error()
+	if rest, ok := strings.CutPrefix(msg, "connecting to "); ok {
+		if _, after, found := strings.Cut(rest, ": "); found {
+			msg = after
+		}
+	}
+	return fmt.Sprintf("timed out after %s: %s", e.After, msg)
+}
+
+// Unwrap returns the transport's error.
+func (e *ConnectTimeoutError) Unwrap() error { return e.Err }
+
 // VersionError reports a server that answered initialize with a protocol
 // revision mcpctl does not speak.
 type VersionError struct {

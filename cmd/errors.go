@@ -86,7 +86,7 @@ func exitCode(err error, interrupted bool) int {
 		return ExitInterrupted
 	case errors.As(err, &flagErr), errors.As(err, &argErr), isCobraUsageError(err):
 		return ExitUsage
-	case errors.As(err, &timeout), deadline:
+	case errors.As(err, &timeout), errors.As(err, new(*client.ConnectTimeoutError)), deadline:
 		return ExitTimeout
 	case errors.As(err, &rpcErr):
 		return ExitRPCError

@@ -434,7 +434,7 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 	if err != nil {
 		s.Close()
 		var connErr *transport.ConnectError
-		if errors.As(err, &connErr) {
+		if errors.As(err, &connErr) && !errors.As(err, new(*client.ConnectTimeoutError)) {
 			// It names the URL already: "connecting to URL: connection refused".
 			return nil, connErr
 		}

@@ -24,35 +24,48 @@ const DefaultWarnLimit = 5
 type Warner struct {
 	// Out receives the warnings. Nil discards.
 	Out io.Writer
-	// Limit is how many warnings of each kind are printed; zero or less
-	// means DefaultWarnLimit.
+	// Limit is how many different warnings of each kind are printed; zero
+	// or less means DefaultWarnLimit. A warning identical to one already
+	// printed is only counted.
 	Limit int
 	// Terminal sanitises messages ([Sanitize]): set it when Out is a
 	// terminal and messages quote what a server sent.
 	Terminal bool
 
-	mu     sync.Mutex
-	counts map[string]int // warnings seen per kind since the last Flush
-	order  []string       // kinds in the order first seen, for Flush
+	mu      sync.Mutex
+	printed map[string]int  // different warnings printed per kind
+	left    map[string]int  // warnings left out per kind since the last Flush
+	seen    map[string]bool // kind + message of what was printed
+	order   []string        // kinds in the order first seen, for Flush
 }
 
-// Warn prints msg, a whole line without its newline, unless Limit warnings
-// of kind were already printed; then it only counts it. kind groups
-// warnings that are alike; it is shown in Flush's summary line, so make it
-// a short phrase such as "protocol violation: answer to roots/list".
+// maxSeen bounds the memory of printed messages; past it, repeats are
+// told apart by kind only.
+const maxSeen = 1024
+
+// Warn prints msg, a whole line without its newline, unless the same
+// message was printed already or Limit different warnings of kind were;
+// then it only counts it. kind groups warnings that are alike; it is shown
+// in Flush's summary line, so make it a short phrase such as "protocol
+// violation".
 func (w *Warner) Warn(kind, msg string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.counts == nil {
-		w.counts = make(map[string]int)
+	if w.printed == nil {
+		w.printed, w.left, w.seen = map[string]int{}, map[string]int{}, map[string]bool{}
 	}
-	n := w.counts[kind]
-	if n == 0 {
+	if _, known := w.printed[kind]; !known {
 		w.order = append(w.order, kind)
+		w.printed[kind] = 0
 	}
-	w.counts[kind] = n + 1
-	if n >= w.limit() || w.Out == nil {
+	key := kind + "\x00" + msg
+	if w.seen[key] || w.printed[kind] >= w.limit() || w.Out == nil {
+		w.left[kind]++
 		return
+	}
+	w.printed[kind]++
+	if len(w.seen) < maxSeen {
+		w.seen[key] = true
 	}
 	if w.Terminal {
 		msg = Sanitize(msg)
@@ -69,14 +82,16 @@ func (w *Warner) Flush() {
 	defer w.mu.Unlock()
 	var b bytes.Buffer
 	for _, kind := range w.order {
-		if over := w.counts[kind] - w.limit(); over > 0 {
+		if over := w.left[kind]; over > 0 {
 			if w.Terminal {
 				kind = Sanitize(kind)
 			}
 			b.WriteString("mcpctl: … and " + groupThousands(over) + " more like this (" + kind + ")\n")
 		}
 	}
-	clear(w.counts)
+	clear(w.printed)
+	clear(w.left)
+	clear(w.seen)
 	w.order = w.order[:0]
 	if b.Len() > 0 && w.Out != nil {
 		_, _ = w.Out.Write(b.Bytes())
