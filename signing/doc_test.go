@@ -13,28 +13,32 @@ import (
 )
 
 // pythonDriver follows the Python example of docs/signing.md when the test
-// runs it. It reads a case from stdin, verifies the request twice (the
-// second time must be refused as a replay) and prints the signed result or
-// the reason verification failed.
+// runs it. It reads a JSON array of cases from stdin and, for each, verifies
+// the request twice (the second time must be refused as a replay) and
+// answers with the signed result or the reason verification failed: one
+// Python process for every case, since starting Python dominates the test.
 const pythonDriver = `
 
 import sys as _sys
-_case = json.load(_sys.stdin)
-_key = _case["key"].encode()
-_seen = {}
-try:
-    _nonce = verify_request(_key, _case["params"], _seen)
-except ValueError as e:
-    print(json.dumps({"error": str(e)}))
-    _sys.exit(0)
-try:
-    verify_request(_key, _case["params"], _seen)
-    print(json.dumps({"error": "replayed request accepted"}))
-    _sys.exit(0)
-except ValueError as e:
-    if str(e) != "nonce already used":
-        raise
-print(json.dumps({"result": sign_result(_key, _case["params"]["name"], _case["result"], _nonce, kid="k1")}))
+
+
+def _answer(_case):
+    _key = _case["key"].encode()
+    _seen = {}
+    try:
+        _nonce = verify_request(_key, _case["params"], _seen)
+    except ValueError as e:
+        return {"error": str(e)}
+    try:
+        verify_request(_key, _case["params"], _seen)
+        return {"error": "replayed request accepted"}
+    except ValueError as e:
+        if str(e) != "nonce already used":
+            raise
+    return {"result": sign_result(_key, _case["params"]["name"], _case["result"], _nonce, kid="k1")}
+
+
+print(json.dumps([_answer(_c) for _c in json.load(_sys.stdin)]))
 `
 
 // extractPythonExample returns the single python code block of docs/signing.md.
@@ -115,50 +119,58 @@ func TestDocPythonExample(t *testing.T) {
 			wantError: "timestamp too old",
 		},
 	}
-	for _, tt := range tests {
+	type answer struct {
+		Error  string          `json:"error"`
+		Result json.RawMessage `json:"result"`
+	}
+	nonces := make([]string, len(tests))
+	cases := make([]map[string]any, len(tests))
+	for i, tt := range tests {
+		signKey := key
+		if tt.key != nil {
+			signKey = tt.key
+		}
+		sig, err := SignRequest(signKey, FormPython, "", "weather", json.RawMessage(tt.args), time.Now().Add(tt.signedAt))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		sent := tt.args
+		if tt.sentArgs != "" {
+			sent = tt.sentArgs
+		}
+		params, err := AttachSignature(json.RawMessage(`{"name":"weather","arguments":`+sent+`}`), sig)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		nonces[i] = sig.Nonce
+		cases[i] = map[string]any{"key": string(key), "params": params, "result": json.RawMessage(tt.result)}
+	}
+	in, err := json.Marshal(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, script)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python example failed: %v\n%s", err, stderr.String())
+	}
+	var answers []answer
+	if err := json.Unmarshal(out, &answers); err != nil || len(answers) != len(tests) {
+		t.Fatalf("python printed %q (%v), want %d answers", out, err, len(tests))
+	}
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			signKey := key
-			if tt.key != nil {
-				signKey = tt.key
-			}
-			sig, err := SignRequest(signKey, FormPython, "", "weather", json.RawMessage(tt.args), time.Now().Add(tt.signedAt))
-			if err != nil {
-				t.Fatal(err)
-			}
-			sent := tt.args
-			if tt.sentArgs != "" {
-				sent = tt.sentArgs
-			}
-			params, err := AttachSignature(json.RawMessage(`{"name":"weather","arguments":`+sent+`}`), sig)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in, err := json.Marshal(map[string]any{"key": string(key), "params": params, "result": json.RawMessage(tt.result)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(py, script)
-			cmd.Stdin = bytes.NewReader(in)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("python example failed: %v\n%s", err, stderr.String())
-			}
-			var answer struct {
-				Error  string          `json:"error"`
-				Result json.RawMessage `json:"result"`
-			}
-			if err := json.Unmarshal(out, &answer); err != nil {
-				t.Fatalf("python printed %q: %v", out, err)
-			}
+			answer := answers[i]
 			if answer.Error != tt.wantError {
 				t.Fatalf("python server error = %q, want %q", answer.Error, tt.wantError)
 			}
 			if tt.wantError != "" {
 				return
 			}
-			if err := VerifyResult(key, FormPython, "weather", answer.Result, sig.Nonce, time.Now(), 0); err != nil {
+			if err := VerifyResult(key, FormPython, "weather", answer.Result, nonces[i], time.Now(), 0); err != nil {
 				t.Fatalf("VerifyResult of the Python-signed result: %v\nresult: %s", err, answer.Result)
 			}
 			// The same answer must not pass for another request.

@@ -348,12 +348,38 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?. With neither fraction nor
 // exponent it is an int, otherwise a float.
 func (p *pyParser) number() (*pyNode, error) {
+	tok, isFloat, intDigits, err := p.scanNumber()
+	if err != nil {
+		return nil, err
+	}
+	if !isFloat {
+		if intDigits > pythonMaxIntDigits {
+			return nil, p.errorf("integer of %d digits exceeds Python's limit of %d", intDigits, pythonMaxIntDigits)
+		}
+		if tok == "-0" {
+			tok = "0"
+		}
+		return &pyNode{text: tok}, nil
+	}
+	f, err := strconv.ParseFloat(tok, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, p.errorf("number %.40s overflows a double (Python would print Infinity)", tok)
+		}
+		return nil, p.errorf("invalid number %.40s", tok)
+	}
+	return &pyNode{text: pyFloat(f)}, nil
+}
+
+// scanNumber reads a number token with JSON's grammar and says whether it
+// has a fraction or an exponent, and how many digits its integer part has.
+func (p *pyParser) scanNumber() (tok string, isFloat bool, intDigits int, err error) {
 	start := p.pos
 	if p.data[p.pos] == '-' {
 		p.pos++
 		if bytes.HasPrefix(p.data[p.pos:], []byte("Infinity")) {
 			p.pos = start
-			return nil, p.errorf("-Infinity is not JSON and cannot be signed")
+			return "", false, 0, p.errorf("-Infinity is not JSON and cannot be signed")
 		}
 	}
 	intStart := p.pos
@@ -365,10 +391,9 @@ func (p *pyParser) number() (*pyNode, error) {
 			p.pos++
 		}
 	default:
-		return nil, p.errorf("expecting a digit")
+		return "", false, 0, p.errorf("expecting a digit")
 	}
-	intEnd := p.pos
-	isFloat := false
+	intDigits = p.pos - intStart
 	if p.pos+1 < len(p.data) && p.data[p.pos] == '.' && isDigit(p.data[p.pos+1]) {
 		isFloat = true
 		p.pos++
@@ -389,24 +414,7 @@ func (p *pyParser) number() (*pyNode, error) {
 			p.pos = q
 		}
 	}
-	tok := string(p.data[start:p.pos])
-	if !isFloat {
-		if intEnd-intStart > pythonMaxIntDigits {
-			return nil, p.errorf("integer of %d digits exceeds Python's limit of %d", intEnd-intStart, pythonMaxIntDigits)
-		}
-		if tok == "-0" {
-			tok = "0"
-		}
-		return &pyNode{text: tok}, nil
-	}
-	f, err := strconv.ParseFloat(tok, 64)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) {
-			return nil, p.errorf("number %.40s overflows a double (Python would print Infinity)", tok)
-		}
-		return nil, p.errorf("invalid number %.40s", tok)
-	}
-	return &pyNode{text: pyFloat(f)}, nil
+	return string(p.data[start:p.pos]), isFloat, intDigits, nil
 }
 
 // pyFloat formats f as Python's repr(float) does.

@@ -5,20 +5,19 @@
 // offer: tools with input and output schemas, every content type (text, image,
 // audio, resource links, embedded resources), tool errors, progress
 // notifications and cancellation, resources, a resource template, prompts,
-// argument completion and pagination (the tool list comes in two pages).
+// argument completion, logging levels and pagination (the tool list comes in
+// two pages).
+//
+// The server is a small JSON-RPC loop of its own rather than an SDK's: it is
+// linked into every mcpctl binary, and an SDK server would add megabytes and
+// package initialisation to every start of mcpctl for a feature used only
+// with --demo. The tests check it against the official Go SDK's client.
 //
 // Everything it returns is deterministic, so its output can be used in golden
-// files. [NewServer] builds the server; [Serve] runs it over a
-// [transport.Connection].
+// files. [Serve] runs a server over a [transport.Connection];
+// [Server.Handle] answers one request, for wrapping the demo's behaviour in
+// another server (the test servers serve it through the Go SDK).
 package demo
-
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
 // Identity of the demo server, as sent in its initialize result.
 const (
@@ -34,43 +33,15 @@ const (
 // It is smaller than the number of tools so that tools/list needs two pages.
 const PageSize = 8
 
-// instructions is sent to clients in the initialize result.
-const instructions = `This is mcpctl's built-in demo server. It runs inside mcpctl, needs no network and always gives the same answers.
+// Instructions is sent to clients in the initialize result.
+const Instructions = `This is mcpctl's built-in demo server. It runs inside mcpctl, needs no network and always gives the same answers.
 
 Tools: echo, upper and count_words work on text; add and weather return structured content with an output schema; random_number is seeded and deterministic; image, audio, resource_link and embedded return each non-text content type; fail returns a tool error (isError); sleep waits, reports progress when given a progress token and stops when cancelled.
 
 Resources: demo://readme (Markdown) and demo://logo.png (PNG image); the template demo://greeting/{name} greets anyone. Prompts: review_code and summarize. Argument completion is available for prompt arguments and the greeting template.`
 
-// NewServer returns a new demo server with all its tools, resources and
-// prompts registered. Each call returns an independent server; nothing is
-// computed until a client asks for it.
-func NewServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{
-		Name:    Name,
-		Title:   Title,
-		Version: Version,
-	}, &mcp.ServerOptions{
-		Instructions:      instructions,
-		PageSize:          PageSize,
-		CompletionHandler: complete,
-	})
-	s.AddReceivingMiddleware(nullArgumentsAsEmpty)
-	addTools(s)
-	addResources(s)
-	addPrompts(s)
-	return s
-}
-
-// nullArgumentsAsEmpty treats a tools/call with "arguments": null like one
-// without arguments. The SDK (v1.8.0) panics while applying schema defaults
-// to null arguments, and a panic in a handler would take mcpctl down with the
-// in-process server.
-func nullArgumentsAsEmpty(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil &&
-			bytes.Equal(bytes.TrimSpace(call.Params.Arguments), []byte("null")) {
-			call.Params.Arguments = json.RawMessage("{}")
-		}
-		return next(ctx, method, req)
-	}
+// ProtocolVersions lists the protocol revisions the server speaks, newest
+// first. A client asking for another gets the newest.
+func ProtocolVersions() []string {
+	return []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 }

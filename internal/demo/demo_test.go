@@ -13,30 +13,34 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/transport"
 )
 
-// connect starts srv (a new demo server if nil) on an in-memory transport
-// and returns a client session connected to it. The client speaks
-// 2025-11-25, the version mcpctl asks for first; TestServe covers the SDK's
-// newer default.
-func connect(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+// connect serves srv (a new demo server if nil) on an in-memory pipe and
+// returns the official Go SDK's client session connected to it: every test
+// of this file is also a check of the demo's protocol against the SDK. The
+// client speaks 2025-11-25, the version mcpctl asks for first; TestServe
+// covers the SDK's newer default.
+func connect(t *testing.T, srv *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	if srv == nil {
 		srv = NewServer()
 	}
 	ctx := t.Context()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatalf("server connect: %v", err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "demo-test", Version: "0"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	serverEnd, clientEnd := transport.NewPipe()
+	served := make(chan error, 1)
+	// Not t.Context(): it ends before the clean-up that checks how Serve ended.
+	go func() { served <- srv.Serve(context.Background(), serverEnd) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "demo-test", Version: "0"}, opts).Connect(ctx, &sdkTransport{conn: clientEnd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("client connect: %v", err)
 	}
 	t.Cleanup(func() {
 		cs.Close()
-		ss.Wait()
+		if err := <-served; err != nil {
+			t.Errorf("Serve returned %v after the client closed, want nil", err)
+		}
 	})
 	return cs
 }
@@ -297,17 +301,18 @@ func TestSleepReportsProgress(t *testing.T) {
 
 func TestSleepStopsWhenCancelled(t *testing.T) {
 	srv := NewServer()
-	started, finished := make(chan struct{}), make(chan struct{})
-	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "tools/call" {
-				return next(ctx, method, req)
-			}
-			close(started)
-			defer close(finished)
-			return next(ctx, method, req)
+	finished := make(chan struct{})
+	srv.requestDone = func(method string) {
+		if method == "tools/call" {
+			close(finished)
 		}
-	})
+	}
+	started := make(chan struct{})
+	srv.requestStarted = func(method string) {
+		if method == "tools/call" {
+			close(started)
+		}
+	}
 	cs := connect(t, srv, nil)
 
 	ctx, cancel := context.WithCancel(t.Context())

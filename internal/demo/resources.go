@@ -1,13 +1,10 @@
 package demo
 
 import (
-	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const (
@@ -51,53 +48,95 @@ takes two tools/list requests.
 - summarize: asks for a summary (arguments: text, style).
 `
 
-func addResources(s *mcp.Server) {
-	s.AddResource(&mcp.Resource{
-		URI:         readmeURI,
-		Name:        "readme",
-		Title:       readmeTitle,
-		Description: readmeDescription,
-		MIMEType:    "text/markdown",
-		Size:        int64(len(readme)),
-	}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
-			{URI: readmeURI, MIMEType: "text/markdown", Text: readme},
-		}}, nil
-	})
+// resource is an entry of resources/list.
+type resource struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+	Size        int    `json:"size,omitempty"`
+}
 
-	s.AddResource(&mcp.Resource{
+// resourceTemplate is an entry of resources/templates/list.
+type resourceTemplate struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
+// resourceContents is one item of a resources/read result, and the resource
+// of an embedded resource block: text or blob.
+type resourceContents struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     []byte `json:"blob,omitempty"`
+}
+
+// readResult is a resources/read result.
+type readResult struct {
+	Contents []*resourceContents `json:"contents"`
+}
+
+// resources returns the fixed resources, sorted by URI.
+func resources() []resource {
+	return []resource{{
 		URI:         logoURI,
 		Name:        "logo.png",
 		Title:       "Demo logo",
 		Description: "The demo server's logo, a 32x32 PNG image.",
 		MIMEType:    "image/png",
-	}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		data, err := logoPNG()
-		if err != nil {
-			return nil, fmt.Errorf("drawing the logo: %w", err)
-		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
-			{URI: logoURI, MIMEType: "image/png", Blob: data},
-		}}, nil
-	})
+	}, {
+		URI:         readmeURI,
+		Name:        "readme",
+		Title:       readmeTitle,
+		Description: readmeDescription,
+		MIMEType:    "text/markdown",
+		Size:        len(readme),
+	}}
+}
 
-	s.AddResourceTemplate(&mcp.ResourceTemplate{
+func resourceTemplates() []resourceTemplate {
+	return []resourceTemplate{{
 		URITemplate: greetingTemplate,
 		Name:        "greeting",
 		Title:       "Greeting",
 		Description: "A one-line greeting for the person named in the URI.",
 		MIMEType:    "text/plain",
-	}, greeting)
+	}}
 }
 
-func greeting(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	uri := req.Params.URI
+// readResource answers resources/read.
+func readResource(uri string) (*readResult, error) {
+	switch uri {
+	case readmeURI:
+		return &readResult{Contents: []*resourceContents{{URI: readmeURI, MIMEType: "text/markdown", Text: readme}}}, nil
+	case logoURI:
+		data, err := logoPNG()
+		if err != nil {
+			return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("drawing the logo: %v", err)}
+		}
+		return &readResult{Contents: []*resourceContents{{URI: logoURI, MIMEType: "image/png", Blob: data}}}, nil
+	}
+	return greeting(uri)
+}
+
+// resourceNotFound is the protocol's error for an unknown resource URI.
+func resourceNotFound(uri string) *Error {
+	data, _ := json.Marshal(map[string]string{"uri": uri}) // a string map always marshals
+	return &Error{Code: CodeResourceNotFound, Message: "Resource not found", Data: data}
+}
+
+func greeting(uri string) (*readResult, error) {
 	raw, ok := strings.CutPrefix(uri, greetingPrefix)
 	name, err := url.PathUnescape(raw)
 	if !ok || err != nil || name == "" || strings.Contains(name, "/") {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(uri)
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+	return &readResult{Contents: []*resourceContents{
 		{URI: uri, MIMEType: "text/plain", Text: "Hello, " + name + "! Welcome to the mcpctl demo server.\n"},
 	}}, nil
 }
@@ -119,44 +158,81 @@ func styleInstruction(style string) (string, bool) {
 	return "", false
 }
 
-func addPrompts(s *mcp.Server) {
-	s.AddPrompt(&mcp.Prompt{
+// prompt is an entry of prompts/list.
+type prompt struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []promptArgument `json:"arguments,omitempty"`
+}
+
+type promptArgument struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// promptResult is a prompts/get result.
+type promptResult struct {
+	Description string          `json:"description,omitempty"`
+	Messages    []promptMessage `json:"messages"`
+}
+
+type promptMessage struct {
+	Role    string      `json:"role"`
+	Content textContent `json:"content"`
+}
+
+func promptText(role, s string) promptMessage {
+	return promptMessage{Role: role, Content: textContent{Type: "text", Text: s}}
+}
+
+// prompts returns the prompts, sorted by name.
+func prompts() []prompt {
+	styles := summaryStyles()
+	return []prompt{{
 		Name:        "review_code",
 		Title:       "Review code",
 		Description: "Asks the model to review a piece of code for bugs, clarity and error handling.",
-		Arguments: []*mcp.PromptArgument{
+		Arguments: []promptArgument{
 			{Name: "code", Title: "Code", Description: "The code to review.", Required: true},
 			{Name: "language", Title: "Language", Description: "Programming language of the code, e.g. Go."},
 		},
-	}, reviewCode)
-
-	styles := summaryStyles()
-	s.AddPrompt(&mcp.Prompt{
+	}, {
 		Name:        "summarize",
 		Title:       "Summarize text",
 		Description: "Asks the model to summarize a text.",
-		Arguments: []*mcp.PromptArgument{
+		Arguments: []promptArgument{
 			{Name: "text", Title: "Text", Description: "The text to summarize.", Required: true},
 			{Name: "style", Title: "Style", Description: "One of " + strings.Join(styles, ", ") + " (default " + styles[0] + ")."},
 		},
-	}, summarize)
+	}}
+}
+
+// getPrompt answers prompts/get.
+func getPrompt(name string, args map[string]string) (*promptResult, error) {
+	switch name {
+	case "review_code":
+		return reviewCode(args)
+	case "summarize":
+		return summarize(args)
+	}
+	return nil, invalidParams("unknown prompt %q", name)
 }
 
 // missingArgument is the error for a prompt called without a required
-// argument; the SDK leaves that check to the handler.
+// argument.
 func missingArgument(prompt, arg string) error {
-	return &jsonrpc.Error{
-		Code:    jsonrpc.CodeInvalidParams,
-		Message: fmt.Sprintf("prompt %q: missing required argument %q", prompt, arg),
-	}
+	return invalidParams("prompt %q: missing required argument %q", prompt, arg)
 }
 
-func reviewCode(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	code := req.Params.Arguments["code"]
+func reviewCode(args map[string]string) (*promptResult, error) {
+	code := args["code"]
 	if code == "" {
 		return nil, missingArgument("review_code", "code")
 	}
-	lang := req.Params.Arguments["language"]
+	lang := args["language"]
 	what := "code"
 	if lang != "" {
 		what = lang + " code"
@@ -165,49 +241,58 @@ func reviewCode(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptRes
 	for strings.Contains(code, fence) {
 		fence += "`"
 	}
-	return &mcp.GetPromptResult{
+	return &promptResult{
 		Description: "Code review of " + what,
-		Messages: []*mcp.PromptMessage{
-			{Role: "user", Content: &mcp.TextContent{Text: "Please review the following " + what +
-				". Point out bugs, unclear names and missing error handling, most important first.\n\n" +
-				fence + strings.ToLower(lang) + "\n" + code + "\n" + fence}},
-			{Role: "assistant", Content: &mcp.TextContent{Text: "I'll review the " + what + ", starting with anything that is incorrect."}},
+		Messages: []promptMessage{
+			promptText("user", "Please review the following "+what+
+				". Point out bugs, unclear names and missing error handling, most important first.\n\n"+
+				fence+strings.ToLower(lang)+"\n"+code+"\n"+fence),
+			promptText("assistant", "I'll review the "+what+", starting with anything that is incorrect."),
 		},
 	}, nil
 }
 
-func summarize(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	text := req.Params.Arguments["text"]
+func summarize(args map[string]string) (*promptResult, error) {
+	text := args["text"]
 	if text == "" {
 		return nil, missingArgument("summarize", "text")
 	}
-	style := req.Params.Arguments["style"]
+	style := args["style"]
 	if style == "" {
 		style = summaryStyles()[0]
 	}
 	instruction, ok := styleInstruction(style)
 	if !ok {
-		return nil, &jsonrpc.Error{
-			Code:    jsonrpc.CodeInvalidParams,
-			Message: fmt.Sprintf("prompt \"summarize\": unknown style %q (want brief, detailed or bullets)", style),
-		}
+		return nil, invalidParams("prompt \"summarize\": unknown style %q (want brief, detailed or bullets)", style)
 	}
-	return &mcp.GetPromptResult{
+	return &promptResult{
 		Description: "A " + style + " summary",
-		Messages: []*mcp.PromptMessage{
-			{Role: "user", Content: &mcp.TextContent{Text: "Summarize the following text " + instruction + ".\n\n" + text}},
-			{Role: "assistant", Content: &mcp.TextContent{Text: "Here is the summary:"}},
+		Messages: []promptMessage{
+			promptText("user", "Summarize the following text "+instruction+".\n\n"+text),
+			promptText("assistant", "Here is the summary:"),
 		},
 	}, nil
 }
 
+// completeParams are the params of completion/complete.
+type completeParams struct {
+	Ref struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	} `json:"ref"`
+	Argument struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"argument"`
+}
+
 // complete suggests values for prompt arguments and for the greeting
 // template's {name}.
-func complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+func complete(p completeParams) any {
 	var candidates []string
-	ref, arg := req.Params.Ref, req.Params.Argument
+	ref, arg := p.Ref, p.Argument
 	switch {
-	case ref == nil:
 	case ref.Type == "ref/prompt" && ref.Name == "review_code" && arg.Name == "language":
 		candidates = []string{"Go", "JavaScript", "Python", "Rust", "Shell", "TypeScript"}
 	case ref.Type == "ref/prompt" && ref.Name == "summarize" && arg.Name == "style":
@@ -221,5 +306,10 @@ func complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult,
 			values = append(values, c)
 		}
 	}
-	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: len(values)}}, nil
+	type completion struct {
+		Values  []string `json:"values"`
+		Total   int      `json:"total"`
+		HasMore bool     `json:"hasMore"`
+	}
+	return map[string]completion{"completion": {Values: values, Total: len(values)}}
 }

@@ -8,23 +8,115 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// addTools registers the demo tools. The SDK validates arguments against the
-// input schemas (and fills in their defaults) before a handler runs, so the
-// handlers only check what a schema cannot say.
+// tool is a demo tool: its definition as tools/list shows it, and what a
+// call runs.
+type tool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  annotations     `json:"annotations"`
+
+	call func(ctx context.Context, c *toolCall) (*toolResult, error)
+}
+
+// annotations are a tool's behaviour hints.
+type annotations struct {
+	ReadOnlyHint   bool `json:"readOnlyHint"`
+	IdempotentHint bool `json:"idempotentHint"`
+	OpenWorldHint  bool `json:"openWorldHint"`
+}
+
+// toolCall is what a tool's handler gets: arguments already checked against
+// the input schema, with its defaults filled in.
+type toolCall struct {
+	args          map[string]any
+	progressToken json.RawMessage // nil when the request carries none
+	notify        Notifier        // nil drops notifications
+}
+
+// decode decodes the arguments into v, a pointer to the tool's argument
+// struct.
+func (c *toolCall) decode(v any) error {
+	data, err := json.Marshal(c.args)
+	if err == nil {
+		err = json.Unmarshal(data, v)
+	}
+	if err != nil {
+		return fmt.Errorf("decoding the arguments: %v", err)
+	}
+	return nil
+}
+
+// toolResult is a tools/call result.
+type toolResult struct {
+	Content           []any `json:"content"`
+	StructuredContent any   `json:"structuredContent,omitempty"`
+	IsError           bool  `json:"isError,omitempty"`
+}
+
+// Content blocks, as the protocol spells them.
+type (
+	textContent struct {
+		Type string `json:"type"` // "text"
+		Text string `json:"text"`
+	}
+	binaryContent struct {
+		Type     string `json:"type"` // "image" or "audio"
+		Data     []byte `json:"data"`
+		MIMEType string `json:"mimeType"`
+	}
+	resourceLinkContent struct {
+		Type        string `json:"type"` // "resource_link"
+		URI         string `json:"uri"`
+		Name        string `json:"name"`
+		Title       string `json:"title,omitempty"`
+		Description string `json:"description,omitempty"`
+		MIMEType    string `json:"mimeType,omitempty"`
+	}
+	embeddedResource struct {
+		Type     string            `json:"type"` // "resource"
+		Resource *resourceContents `json:"resource"`
+	}
+)
+
+// toolError is the result of a call that failed: isError, with the reason
+// as text, so a model can read it and try again.
+func toolError(err error) *toolResult {
+	res := text(err.Error())
+	res.IsError = true
+	return res
+}
+
+// handler adapts a handler with typed arguments to a tool's call function.
+func handler[In any](h func(context.Context, *toolCall, In) (*toolResult, error)) func(context.Context, *toolCall) (*toolResult, error) {
+	return func(ctx context.Context, c *toolCall) (*toolResult, error) {
+		var in In
+		if err := c.decode(&in); err != nil {
+			return nil, err
+		}
+		return h(ctx, c, in)
+	}
+}
+
+// tools returns the demo tools sorted by name, as tools/list sends them.
+// Each call builds them anew; the input schemas are checked by
+// [Server.callTool] (which fills in their defaults) before a handler runs,
+// so the handlers only check what a schema cannot say.
 //
 // Schemas are written as JSON rather than derived from Go types so that
 // tools/list shows exactly what is written here: titles, descriptions,
 // bounds and defaults included.
-func addTools(s *mcp.Server) {
-	mcp.AddTool(s, &mcp.Tool{
+func tools() []*tool {
+	ts := []*tool{{
 		Name:        "echo",
 		Title:       "Echo",
 		Description: "Returns the given message unchanged, as text.",
@@ -37,9 +129,8 @@ func addTools(s *mcp.Server) {
 			"additionalProperties": false
 		}`),
 		Annotations: readOnly(),
-	}, echo)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(echo),
+	}, {
 		Name:        "add",
 		Title:       "Add two numbers",
 		Description: "Adds two numbers. Returns the sum as text and as structured content {\"sum\": number}.",
@@ -61,9 +152,8 @@ func addTools(s *mcp.Server) {
 			"additionalProperties": false
 		}`),
 		Annotations: readOnly(),
-	}, add)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(add),
+	}, {
 		Name:  "weather",
 		Title: "Weather forecast",
 		Description: "Returns a made-up but repeatable weather forecast for a city " +
@@ -100,9 +190,8 @@ func addTools(s *mcp.Server) {
 			"required": ["city", "days", "forecast"]
 		}`),
 		Annotations: readOnly(),
-	}, weather)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(weather),
+	}, {
 		Name:        "fail",
 		Title:       "Fail on purpose",
 		Description: "Always fails: returns a tool error (isError: true) whose text is the given reason.",
@@ -114,41 +203,36 @@ func addTools(s *mcp.Server) {
 			"additionalProperties": false
 		}`),
 		Annotations: readOnly(),
-	}, fail)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(fail),
+	}, {
 		Name:        "image",
 		Title:       "Image",
 		Description: "Returns a 16x16 PNG colour gradient as image content.",
 		InputSchema: noArguments(),
 		Annotations: readOnly(),
-	}, imageTool)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(imageTool),
+	}, {
 		Name:        "audio",
 		Title:       "Audio",
 		Description: "Returns a quarter-second 440 Hz tone (WAV, 8 kHz, 16-bit mono) as audio content.",
 		InputSchema: noArguments(),
 		Annotations: readOnly(),
-	}, audioTool)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(audioTool),
+	}, {
 		Name:        "resource_link",
 		Title:       "Resource link",
 		Description: "Returns a resource_link content block pointing at " + readmeURI + ".",
 		InputSchema: noArguments(),
 		Annotations: readOnly(),
-	}, resourceLink)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(resourceLink),
+	}, {
 		Name:        "embedded",
 		Title:       "Embedded resource",
 		Description: "Returns the contents of " + readmeURI + " as an embedded resource content block.",
 		InputSchema: noArguments(),
 		Annotations: readOnly(),
-	}, embedded)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(embedded),
+	}, {
 		Name:  "sleep",
 		Title: "Sleep",
 		Description: "Waits for the given number of milliseconds, then says so. Sends ten progress " +
@@ -162,17 +246,15 @@ func addTools(s *mcp.Server) {
 			"additionalProperties": false
 		}`),
 		Annotations: readOnly(),
-	}, sleep)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(sleep),
+	}, {
 		Name:        "upper",
 		Title:       "Upper case",
 		Description: "Returns the text in upper case.",
 		InputSchema: textArgument("Text to convert."),
 		Annotations: readOnly(),
-	}, upper)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(upper),
+	}, {
 		Name:        "count_words",
 		Title:       "Count words",
 		Description: "Counts the words, lines and characters (Unicode code points) in a text. Returns a text summary and structured content.",
@@ -188,9 +270,8 @@ func addTools(s *mcp.Server) {
 			"additionalProperties": false
 		}`),
 		Annotations: readOnly(),
-	}, countWords)
-
-	mcp.AddTool(s, &mcp.Tool{
+		call:        handler(countWords),
+	}, {
 		Name:  "random_number",
 		Title: "Random number",
 		Description: "Returns a pseudo-random integer between min and max (inclusive). " +
@@ -205,18 +286,17 @@ func addTools(s *mcp.Server) {
 			"additionalProperties": false
 		}`),
 		Annotations: readOnly(),
-	}, randomNumber)
+		call:        handler(randomNumber),
+	}}
+	slices.SortFunc(ts, func(a, b *tool) int { return strings.Compare(a.Name, b.Name) })
+	return ts
 }
 
 // readOnly returns the annotations every demo tool shares: none changes
 // anything, calling one twice gives the same effect, and none reaches outside
 // the process.
-func readOnly() *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
-		ReadOnlyHint:   true,
-		IdempotentHint: true,
-		OpenWorldHint:  new(false),
-	}
+func readOnly() annotations {
+	return annotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: false}
 }
 
 func noArguments() json.RawMessage {
@@ -236,16 +316,16 @@ func textArgument(description string) json.RawMessage {
 }
 
 // text returns a result holding one text block.
-func text(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+func text(s string) *toolResult {
+	return &toolResult{Content: []any{textContent{Type: "text", Text: s}}}
 }
 
 type echoArgs struct {
 	Message string `json:"message"`
 }
 
-func echo(_ context.Context, _ *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {
-	return text(in.Message), nil, nil
+func echo(_ context.Context, _ *toolCall, in echoArgs) (*toolResult, error) {
+	return text(in.Message), nil
 }
 
 type addArgs struct {
@@ -257,13 +337,15 @@ type addOutput struct {
 	Sum float64 `json:"sum"`
 }
 
-func add(_ context.Context, _ *mcp.CallToolRequest, in addArgs) (*mcp.CallToolResult, addOutput, error) {
+func add(_ context.Context, _ *toolCall, in addArgs) (*toolResult, error) {
 	sum := in.A + in.B
 	if math.IsInf(sum, 0) {
-		return nil, addOutput{}, fmt.Errorf("the sum of %s and %s is too large for a 64-bit float",
+		return nil, fmt.Errorf("the sum of %s and %s is too large for a 64-bit float",
 			formatNumber(in.A), formatNumber(in.B))
 	}
-	return text(formatNumber(sum)), addOutput{Sum: sum}, nil
+	res := text(formatNumber(sum))
+	res.StructuredContent = addOutput{Sum: sum}
+	return res, nil
 }
 
 // formatNumber formats v the way JSON does: integers without a fractional
@@ -293,11 +375,11 @@ type dayForecast struct {
 	Conditions string `json:"conditions"`
 }
 
-func weather(_ context.Context, _ *mcp.CallToolRequest, in weatherArgs) (*mcp.CallToolResult, weatherReport, error) {
+func weather(_ context.Context, _ *toolCall, in weatherArgs) (*toolResult, error) {
 	conditions := [...]string{"sunny", "partly cloudy", "cloudy", "light rain", "showers", "thunderstorms", "windy", "fog"}
 	city := strings.TrimSpace(in.City)
 	if city == "" {
-		return nil, weatherReport{}, errors.New("city must not be blank")
+		return nil, errors.New("city must not be blank")
 	}
 	h := fnv.New64a()
 	h.Write([]byte(strings.ToLower(city)))
@@ -317,46 +399,50 @@ func weather(_ context.Context, _ *mcp.CallToolRequest, in weatherArgs) (*mcp.Ca
 		report.Forecast = append(report.Forecast, f)
 		fmt.Fprintf(&summary, "\nDay %d: %s, high %d°C, low %d°C", f.Day, f.Conditions, f.High, f.Low)
 	}
-	return text(summary.String()), report, nil
+	res := text(summary.String())
+	res.StructuredContent = report
+	return res, nil
 }
 
 type failArgs struct {
 	Reason string `json:"reason"`
 }
 
-func fail(_ context.Context, _ *mcp.CallToolRequest, in failArgs) (*mcp.CallToolResult, any, error) {
+func fail(_ context.Context, _ *toolCall, in failArgs) (*toolResult, error) {
 	res := text(in.Reason)
 	res.IsError = true
-	return res, nil, nil
+	return res, nil
 }
 
-func imageTool(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+func imageTool(context.Context, *toolCall, struct{}) (*toolResult, error) {
 	data, err := gradientPNG(16)
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("drawing the image: %w", err)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: data, MIMEType: "image/png"}}}, nil, nil
+	return &toolResult{Content: []any{binaryContent{Type: "image", Data: data, MIMEType: "image/png"}}}, nil
 }
 
-func audioTool(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+func audioTool(context.Context, *toolCall, struct{}) (*toolResult, error) {
 	data := toneWAV(440, 250*time.Millisecond)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: data, MIMEType: "audio/wav"}}}, nil, nil
+	return &toolResult{Content: []any{binaryContent{Type: "audio", Data: data, MIMEType: "audio/wav"}}}, nil
 }
 
-func resourceLink(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ResourceLink{
+func resourceLink(context.Context, *toolCall, struct{}) (*toolResult, error) {
+	return &toolResult{Content: []any{resourceLinkContent{
+		Type:        "resource_link",
 		URI:         readmeURI,
 		Name:        "readme",
 		Title:       readmeTitle,
 		Description: readmeDescription,
 		MIMEType:    "text/markdown",
-	}}}, nil, nil
+	}}}, nil
 }
 
-func embedded(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{
-		Resource: &mcp.ResourceContents{URI: readmeURI, MIMEType: "text/markdown", Text: readme},
-	}}}, nil, nil
+func embedded(context.Context, *toolCall, struct{}) (*toolResult, error) {
+	return &toolResult{Content: []any{embeddedResource{
+		Type:     "resource",
+		Resource: &resourceContents{URI: readmeURI, MIMEType: "text/markdown", Text: readme},
+	}}}, nil
 }
 
 type sleepArgs struct {
@@ -366,11 +452,10 @@ type sleepArgs struct {
 // sleepSteps is how many progress notifications sleep sends.
 const sleepSteps = 10
 
-func sleep(ctx context.Context, req *mcp.CallToolRequest, in sleepArgs) (*mcp.CallToolResult, any, error) {
+func sleep(ctx context.Context, c *toolCall, in sleepArgs) (*toolResult, error) {
 	total := time.Duration(in.MS) * time.Millisecond
-	token := req.Params.GetProgressToken()
 	steps := 1
-	if token != nil && total > 0 {
+	if c.progressToken != nil && c.notify != nil && total > 0 {
 		steps = sleepSteps
 	}
 	timer := time.NewTimer(total / time.Duration(steps))
@@ -378,23 +463,23 @@ func sleep(ctx context.Context, req *mcp.CallToolRequest, in sleepArgs) (*mcp.Ca
 	for i := 1; ; i++ {
 		select {
 		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+			return nil, ctx.Err()
 		case <-timer.C:
 		}
 		if steps > 1 {
 			done := in.MS * i / steps
-			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-				ProgressToken: token,
-				Progress:      float64(done),
-				Total:         float64(in.MS),
-				Message:       fmt.Sprintf("slept %d of %d ms", done, in.MS),
+			err := c.notify(ctx, "notifications/progress", map[string]any{
+				"progressToken": c.progressToken,
+				"progress":      done,
+				"total":         in.MS,
+				"message":       fmt.Sprintf("slept %d of %d ms", done, in.MS),
 			})
 			if err != nil {
-				return nil, nil, fmt.Errorf("sending progress: %w", err)
+				return nil, fmt.Errorf("sending progress: %w", err)
 			}
 		}
 		if i == steps {
-			return text(fmt.Sprintf("slept %d ms", in.MS)), nil, nil
+			return text(fmt.Sprintf("slept %d ms", in.MS)), nil
 		}
 		timer.Reset(total / time.Duration(steps))
 	}
@@ -404,8 +489,8 @@ type textArgs struct {
 	Text string `json:"text"`
 }
 
-func upper(_ context.Context, _ *mcp.CallToolRequest, in textArgs) (*mcp.CallToolResult, any, error) {
-	return text(strings.ToUpper(in.Text)), nil, nil
+func upper(_ context.Context, _ *toolCall, in textArgs) (*toolResult, error) {
+	return text(strings.ToUpper(in.Text)), nil
 }
 
 type wordCount struct {
@@ -414,16 +499,18 @@ type wordCount struct {
 	Characters int `json:"characters"`
 }
 
-func countWords(_ context.Context, _ *mcp.CallToolRequest, in textArgs) (*mcp.CallToolResult, wordCount, error) {
-	c := wordCount{
+func countWords(_ context.Context, _ *toolCall, in textArgs) (*toolResult, error) {
+	n := wordCount{
 		Words:      len(strings.Fields(in.Text)),
 		Lines:      strings.Count(in.Text, "\n"),
 		Characters: utf8.RuneCountInString(in.Text),
 	}
 	if in.Text != "" && !strings.HasSuffix(in.Text, "\n") {
-		c.Lines++
+		n.Lines++
 	}
-	return text(fmt.Sprintf("%d words, %d lines, %d characters", c.Words, c.Lines, c.Characters)), c, nil
+	res := text(fmt.Sprintf("%d words, %d lines, %d characters", n.Words, n.Lines, n.Characters))
+	res.StructuredContent = n
+	return res, nil
 }
 
 type randomArgs struct {
@@ -432,11 +519,11 @@ type randomArgs struct {
 	Seed int64 `json:"seed"`
 }
 
-func randomNumber(_ context.Context, _ *mcp.CallToolRequest, in randomArgs) (*mcp.CallToolResult, any, error) {
+func randomNumber(_ context.Context, _ *toolCall, in randomArgs) (*toolResult, error) {
 	if in.Min > in.Max {
-		return nil, nil, fmt.Errorf("min (%d) is greater than max (%d)", in.Min, in.Max)
+		return nil, fmt.Errorf("min (%d) is greater than max (%d)", in.Min, in.Max)
 	}
 	rng := rand.New(rand.NewPCG(uint64(in.Seed), 0))
 	n := in.Min + rng.Int64N(in.Max-in.Min+1)
-	return text(strconv.FormatInt(n, 10)), nil, nil
+	return text(strconv.FormatInt(n, 10)), nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpctl/mcpctl/internal/demo"
+	"github.com/mcpctl/mcpctl/internal/demo/demosdk"
 )
 
 // serve runs s on the env's stdin and stdout until stdin closes or ctx is
@@ -54,7 +54,7 @@ func text(s string) *mcp.CallToolResult {
 }
 
 func basicMode(ctx context.Context, e *env) int {
-	return e.exitStatus(e.serve(ctx, demo.NewServer()))
+	return e.exitStatus(e.serve(ctx, demosdk.NewServer()))
 }
 
 // pagesCount is the number of items of each kind in the pages mode, and
@@ -218,7 +218,7 @@ const stubbornMessage = "testserver: stdin closed; still running until killed"
 
 func stubbornMode(ctx context.Context, e *env) int {
 	// run has already ignored the termination signals.
-	if err := e.serve(ctx, demo.NewServer()); err != nil {
+	if err := e.serve(ctx, demosdk.NewServer()); err != nil {
 		fmt.Fprintf(e.stderr, "testserver: %s: %v\n", e.mode, err)
 	}
 	fmt.Fprintln(e.stderr, stubbornMessage)
