@@ -20,6 +20,7 @@ targets=(
   "./render FuzzSanitize"
   "./render FuzzWriteJSONString"
   "./schema FuzzParseArgs"
+  "./signing FuzzJCSMatchesReference"
   "./signing FuzzPython"
   "./transport FuzzSSEParse"
   "./transport FuzzStdioLines"

@@ -19,3 +19,5 @@ go vet ./...
 MCPCTL_REQUIRE_INTEROP=1 go test -race -count=1 ./... "$@"
 # The official client conformance scenarios, against the real binary.
 bash scripts/conformance.sh
+# Every fuzz target for a few seconds: the parsers of untrusted input.
+FUZZTIME=${FUZZTIME:-5s} bash scripts/fuzz.sh
