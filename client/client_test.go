@@ -899,7 +899,7 @@ func TestCallToolContentTypes(t *testing.T) {
 		{
 			name:    "text",
 			content: `{"type":"text","text":"hello \"world\"\n"}`,
-			want:    Content{Type: "text", Text: "hello \"world\"\n"},
+			want:    Content{Type: "text", Text: "hello \"world\"\n", TextRaw: raw(`"hello \"world\"\n"`)},
 		},
 		{
 			name:    "image",
@@ -1143,7 +1143,7 @@ func TestDemoServer(t *testing.T) {
 		if got := compactString(t, res.StructuredContent); got != `{"sum":5}` {
 			t.Errorf("structuredContent = %s, want {\"sum\":5}", got)
 		}
-		if diff := cmp.Diff([]Content{{Type: "text", Text: "5"}}, res.Content); diff != "" {
+		if diff := cmp.Diff([]Content{{Type: "text", Text: "5", TextRaw: raw(`"5"`)}}, res.Content); diff != "" {
 			t.Errorf("content mismatch (-want +got):\n%s", diff)
 		}
 	})
@@ -1197,7 +1197,7 @@ func TestCallToolStdio(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CallTool echo: %v", err)
 	}
-	if diff := cmp.Diff([]Content{{Type: "text", Text: "over stdio"}}, res.Content); diff != "" {
+	if diff := cmp.Diff([]Content{{Type: "text", Text: "over stdio", TextRaw: raw(`"over stdio"`)}}, res.Content); diff != "" {
 		t.Errorf("content mismatch (-want +got):\n%s", diff)
 	}
 	if err := c.Close(); err != nil {

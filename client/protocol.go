@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"fmt"
 )
 
 // Protocol revisions mcpctl speaks, newest first.
@@ -135,8 +136,16 @@ type ResourceContents struct {
 // in Raw and shown as JSON.
 type Content struct {
 	Type string `json:"type"`
-	// text
+	// text. A text longer than [MaxDecodedText] bytes in JSON is not
+	// decoded when the block is: Text stays empty and only TextRaw holds
+	// it, so that a 100 MB text costs its size once, not twice. Use
+	// [Content.TextString] for the text whatever its size; render prints
+	// TextRaw without decoding it whole.
 	Text string `json:"text,omitempty"`
+	// TextRaw is the "text" member of a text block as the server sent it,
+	// a JSON string literal with its quotes, when the block was decoded
+	// from JSON; it shares the bytes of the result (no copy).
+	TextRaw json.RawMessage `json:"-"`
 	// image, audio: base64 data
 	Data     string `json:"data,omitempty"`
 	MIMEType string `json:"mimeType,omitempty"`
@@ -256,22 +265,68 @@ func (p *Prompt) UnmarshalJSON(data []byte) error { return keepRaw(data, (*promp
 // MarshalJSON writes Raw when set.
 func (p Prompt) MarshalJSON() ([]byte, error) { return rawOr(p.Raw, promptAlias(p)) }
 
-// UnmarshalJSON keeps data in Raw. Content blocks can be large (a 50 MB text
-// block), so Raw is kept only for types mcpctl does not know.
+// MaxDecodedText is the size, in bytes of JSON, above which a text block's
+// text is left in [Content.TextRaw] rather than decoded into Content.Text.
+const MaxDecodedText = 1 << 20
+
+// UnmarshalJSON keeps data in Raw for types mcpctl does not know, and a
+// text block's text in TextRaw, decoding it into Text only when it is at
+// most MaxDecodedText bytes: a decoded copy of a 100 MB text would double
+// what the result costs.
 func (c *Content) UnmarshalJSON(data []byte) error {
-	if err := json.Unmarshal(data, (*contentAlias)(c)); err != nil {
+	var shadow struct {
+		*contentAlias
+		// At a shallower depth than contentAlias.Text, so it wins.
+		Text rawRef `json:"text"`
+	}
+	shadow.contentAlias = (*contentAlias)(c)
+	if err := json.Unmarshal(data, &shadow); err != nil {
 		return err
+	}
+	text := json.RawMessage(shadow.Text)
+	if len(text) == 0 || string(text) == "null" {
+		return nil
+	}
+	switch {
+	case text[0] != '"':
+		// Not a string: encoding/json says so.
+	case c.Type == "text":
+		c.TextRaw = text
+		if len(text) > MaxDecodedText {
+			return nil
+		}
 	}
 	switch c.Type {
 	case "text", "image", "audio", "resource_link", "resource":
 	default:
 		c.Raw = data
 	}
-	return nil
+	return json.Unmarshal(text, &c.Text)
 }
 
-// MarshalJSON writes Raw when set.
-func (c Content) MarshalJSON() ([]byte, error) { return rawOr(c.Raw, contentAlias(c)) }
+// TextString returns the text of a text block: Text, or TextRaw decoded
+// when Text was left empty because the text is large.
+func (c *Content) TextString() (string, error) {
+	if c.Text != "" || len(c.TextRaw) == 0 {
+		return c.Text, nil
+	}
+	var s string
+	if err := json.Unmarshal(c.TextRaw, &s); err != nil {
+		return "", fmt.Errorf("decoding the text of a %s block: %w", c.Type, err)
+	}
+	return s, nil
+}
+
+// MarshalJSON writes Raw when set, and a large text from TextRaw.
+func (c Content) MarshalJSON() ([]byte, error) {
+	if c.Raw == nil && c.Text == "" && len(c.TextRaw) > 0 {
+		return json.Marshal(struct {
+			contentAlias
+			Text json.RawMessage `json:"text"`
+		}{contentAlias(c), c.TextRaw})
+	}
+	return rawOr(c.Raw, contentAlias(c))
+}
 
 // rawRef is a json.RawMessage that keeps the bytes it is decoded from
 // instead of copying them (json.RawMessage copies), under the same rule as

@@ -151,6 +151,10 @@ func (cw *contentWriter) block(c client.Content) error {
 	out := cw.out
 	switch c.Type {
 	case "text":
+		if c.Text == "" && len(c.TextRaw) > 0 {
+			// A large text the client left undecoded.
+			return cw.textJSON(c.TextRaw)
+		}
 		return cw.text(c.Text)
 	case "image", "audio":
 		desc := c.Type
@@ -236,6 +240,25 @@ func (cw *contentWriter) text(s string) error {
 		return err
 	}
 	if !strings.HasSuffix(s, "\n") {
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// textJSON writes a text block given as its raw JSON string literal, as
+// text writes the decoded text, decoding as it writes: a large text is
+// never held decoded. Invalid JSON is the block's error; what came before
+// the problem has been written.
+func (cw *contentWriter) textJSON(raw []byte) error {
+	bw := bufio.NewWriterSize(cw.out, textChunk)
+	endsInNewline, err := decodeJSONString(bw, raw, cw.term)
+	if err != nil {
+		if ferr := bw.Flush(); ferr != nil {
+			return ferr
+		}
+		return &blockError{err}
+	}
+	if !endsInNewline {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()

@@ -398,3 +398,80 @@ func TestContentLargeTextNotCopiedOnTTY(t *testing.T) {
 		t.Errorf("wrote %d bytes, want %d", w.n, want)
 	}
 }
+
+// TestContentTextRaw covers text blocks the client left undecoded (Text
+// empty, TextRaw set): they print as their decoded text would, piped and
+// on a terminal.
+func TestContentTextRaw(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string // the JSON string literal
+		tty     bool
+		want    string
+		wantErr string
+	}{
+		{name: "plain", raw: `"hello"`, want: "hello\n"},
+		{name: "escapes decoded", raw: `"a\"b\\c\n\tdé\u00e9\ud83d\ude00"`, want: "a\"b\\c\n\tdéé😀\n"},
+		{name: "ends in newline", raw: `"line\n"`, want: "line\n"},
+		{name: "empty", raw: `""`, want: "\n"},
+		{name: "piped is byte-exact", raw: `"\u001b[2J\u007f"`, want: "\x1b[2J\x7f\n"},
+		{name: "sanitised on a terminal", raw: `"\u001b[2Jok\r\n"`, tty: true, want: Sanitize("\x1b[2Jok\r\n")},
+		{name: "invalid escape is the block's error", raw: `"ok \x"`, want: "ok ", wantErr: `content[0]: decoding a JSON string: invalid escape`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &Printer{Out: &out, TTY: tt.tty}
+			_, err := p.Content([]client.Content{{Type: "text", TextRaw: json.RawMessage(tt.raw)}}, ContentOptions{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tt.want {
+				t.Errorf("output = %q, want %q", out.String(), tt.want)
+			}
+			if tt.wantErr != "" {
+				return
+			}
+			// The same as the decoded text printed.
+			var text string
+			if err := json.Unmarshal([]byte(tt.raw), &text); err != nil {
+				t.Fatal(err)
+			}
+			var decoded bytes.Buffer
+			dp := &Printer{Out: &decoded, TTY: tt.tty}
+			if _, err := dp.Content([]client.Content{{Type: "text", Text: text}}, ContentOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != decoded.String() {
+				t.Errorf("from TextRaw %q, from Text %q", out.String(), decoded.String())
+			}
+		})
+	}
+}
+
+// TestContentLargeTextRawNotCopied: a large undecoded text is printed from
+// its JSON without a decoded copy.
+func TestContentLargeTextRawNotCopied(t *testing.T) {
+	raw := []byte(`"` + strings.Repeat(`0123456789abcde\n`, 1<<20) + `"`) // 17 MiB of JSON
+	blocks := []client.Content{{Type: "text", TextRaw: raw}}
+	for _, tty := range []bool{false, true} {
+		var w writeCounter
+		p := &Printer{Out: &w, TTY: tty}
+		var m1, m2 runtimeMem
+		m1.read()
+		if _, err := p.Content(blocks, ContentOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		m2.read()
+		if grew := m2.totalAlloc - m1.totalAlloc; grew > uint64(len(raw))/4 {
+			t.Errorf("TTY %v: writing a %d-byte text allocated %d bytes", tty, len(raw), grew)
+		}
+		if want := 16 << 20; w.n != want {
+			t.Errorf("TTY %v: wrote %d bytes, want %d", tty, w.n, want)
+		}
+	}
+}

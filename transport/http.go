@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -411,14 +412,96 @@ func (b *httpBase) do(ctx context.Context, req *http.Request, cancel context.Can
 
 // readLimited reads r whole if it holds at most limit bytes. Over the limit
 // it stops after limit+1 bytes and reports tooLarge; the caller closes the
-// body so the rest is never read.
-func readLimited(r io.Reader, limit int64) (data []byte, tooLarge bool, err error) {
-	data, err = io.ReadAll(io.LimitReader(r, limit+1))
-	if int64(len(data)) > limit {
-		return nil, true, err
+// body so the rest is never read. size is the length the body announced
+// (Content-Length), or -1.
+//
+// A large body is read without the copies of io.ReadAll, whose slice grows
+// by reallocation and leaves each old array to the GC (a 100 MB body
+// peaked near three times its size). A body of known size is read into a
+// slice of exactly that size; one over the limit is refused unread. A body
+// of unknown size is read in chunks of growing size, which are then joined
+// into one slice of the exact size: it costs twice its size only while
+// being joined.
+func readLimited(r io.Reader, size, limit int64) (data []byte, tooLarge bool, err error) {
+	if size > limit {
+		return nil, true, nil
+	}
+	if size >= 0 {
+		data = make([]byte, size)
+		n, err := io.ReadFull(r, data)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF // size > 0 and nothing came
+		}
+		return data[:n], false, err
+	}
+	return readChunked(io.LimitReader(r, limit+1), limit)
+}
+
+// Chunk sizes of readChunked: the first is small for the usual small
+// answer, each next one twice the last, up to maxChunk.
+const (
+	firstChunk = 16 << 10
+	maxChunk   = 4 << 20
+)
+
+// readChunked reads r to its end, at most limit+1 bytes, as readLimited
+// does for a body of unknown size.
+func readChunked(r io.Reader, limit int64) (data []byte, tooLarge bool, err error) {
+	var (
+		chunks [][]byte
+		total  int64
+		next   = firstChunk
+	)
+	for {
+		buf := make([]byte, next)
+		n, rerr := io.ReadFull(r, buf)
+		if n > 0 {
+			chunks = append(chunks, buf[:n])
+			total += int64(n)
+		}
+		if total > limit {
+			return nil, true, nil
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			err = rerr
+			break
+		}
+		next = min(2*next, maxChunk)
+	}
+	switch len(chunks) {
+	case 0:
+		return nil, false, err
+	case 1:
+		return chunks[0], false, err
+	}
+	// Joining a large body hands each chunk's memory back to the system
+	// once copied (debug.FreeOSMemory), so that the body and its chunks
+	// are never held whole at once: a 100 MB body then peaks at its size
+	// plus releaseEvery, not twice its size. The collections are cheap:
+	// the chunks hold no pointers.
+	release := total >= releaseAbove
+	var copied int
+	data = make([]byte, 0, total)
+	for i, c := range chunks {
+		data = append(data, c...)
+		chunks[i] = nil
+		if copied += len(c); release && copied >= releaseEvery {
+			debug.FreeOSMemory()
+			copied = 0
+		}
 	}
 	return data, false, err
 }
+
+// A body of at least releaseAbove bytes of unknown size is joined handing
+// its chunks' memory back every releaseEvery bytes.
+const (
+	releaseAbove = 32 << 20
+	releaseEvery = 8 << 20
+)
 
 // httpError reads the start of resp's body into an *HTTPError and closes
 // the body.

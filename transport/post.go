@@ -330,7 +330,7 @@ func (c *streamableConn) jsonBody(resp *http.Response, cancel context.CancelFunc
 	defer cancel()
 	defer resp.Body.Close()
 	defer c.dropPending(m.id, answered)
-	data, tooLarge, err := readLimited(resp.Body, c.maxMsg)
+	data, tooLarge, err := readLimited(resp.Body, resp.ContentLength, c.maxMsg)
 	if c.isClosed() {
 		return
 	}
