@@ -44,6 +44,11 @@
 //     ([InvalidUTF8Text]).
 //   - print-env: tools/call returns the server's environment, KEY=VALUE
 //     lines, sorted.
+//   - image-no-mimetype: tools/call returns an image block ([ImageData], a
+//     PNG) without the mimeType every revision of the schema requires.
+//   - prompt-system-role: the server offers prompts: one, [PromptName],
+//     whose prompts/get message has the role "system", which no revision
+//     allows (only "user" and "assistant").
 //
 // Modes for stdio only:
 //
@@ -80,6 +85,12 @@
 //   - dropped-sse-without-id: the stream ends after an event without id.
 //   - expired-session: the first session (s1) expires after the handshake:
 //     the first request with it after initialize gets 404; later sessions work.
+//   - session-ends: every session ends after answering -n (1) requests:
+//     later messages carrying it get 404, and a new initialize gets a new
+//     session (s1, s2, …). Initialize always negotiates
+//     [SessionEndsVersion], declares tools (listChanged), prompts
+//     (listChanged) and logging, and gives the server version 1.0.0-sN,
+//     so a script can see which session's answer a command shows.
 //   - http-401: everything gets 401 with a WWW-Authenticate challenge.
 //
 // Two modes are checks for scripts, not servers: check-utf8 FILE fails
@@ -161,6 +172,8 @@ var modes = map[string]mode{
 	"escape-injection":     {stdio: true, http: true},
 	"invalid-utf8":         {stdio: true, http: true},
 	"print-env":            {stdio: true, http: true},
+	"image-no-mimetype":    {stdio: true, http: true},
+	"prompt-system-role":   {stdio: true, http: true},
 
 	"crash-before-init": {stdio: true},
 	"crash-after-init":  {stdio: true},
@@ -181,6 +194,7 @@ var modes = map[string]mode{
 	"dropped-sse-with-id":    {http: true},
 	"dropped-sse-without-id": {http: true},
 	"expired-session":        {http: true},
+	"session-ends":           {http: true, count: 1},
 	"http-401":               {http: true},
 }
 

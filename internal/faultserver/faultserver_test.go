@@ -58,6 +58,7 @@ func TestStdioModes(t *testing.T) {
 		{"invalid-utf8", 0, "valid then \xff\xfe invalid", 2},
 		{"non-json-lines", 0, `"id":3,`, 4},
 		{"deep-nesting", 0, strings.Repeat("[", 100000), 2},
+		{"image-no-mimetype", 0, `"content":[{"data":"` + ImageData + `","type":"image"}]`, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.mode, func(t *testing.T) {
@@ -72,6 +73,79 @@ func TestStdioModes(t *testing.T) {
 				t.Errorf("last line %.200q does not contain %.200q", got[len(got)-1], tc.wantLast)
 			}
 		})
+	}
+}
+
+func TestPrompts(t *testing.T) {
+	const (
+		listReq = `{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`
+		getReq  = `{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"greeting"}}`
+	)
+	tests := []struct {
+		mode     string
+		wantInit string // substring of the initialize answer
+		wantList string
+		wantGet  string
+	}{
+		{"prompt-system-role", `"prompts":{}`, `"name":"greeting"`, `"role":"system"`},
+		{"ok", `"capabilities":{"logging":{},"tools":{}}`, `"code":-32601`, `"code":-32601`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.mode, func(t *testing.T) {
+			got, status := session(t, []string{tc.mode}, initReq, listReq, getReq)
+			if status != 0 || len(got) != 3 {
+				t.Fatalf("exit status %d, %d lines, want 0 and 3: %q", status, len(got), got)
+			}
+			for i, want := range []string{tc.wantInit, tc.wantList, tc.wantGet} {
+				if !strings.Contains(got[i], want) {
+					t.Errorf("line %d %q does not contain %q", i+1, got[i], want)
+				}
+			}
+		})
+	}
+}
+
+// TestSessionEnds posts a sequence of messages to session-ends with -n 1
+// and checks each status and session id.
+func TestSessionEnds(t *testing.T) {
+	h, err := Handler(context.Background(), Config{Mode: "session-ends"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	steps := []struct {
+		session, body string
+		wantStatus    int
+		wantSession   string // the Mcp-Session-Id answered
+		wantBody      string
+	}{
+		{"", initReq, http.StatusOK, "s1", `"protocolVersion":"2025-06-18"`},
+		{"s1", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, http.StatusAccepted, "", ""},
+		{"s1", callReq, http.StatusOK, "", `"text":"ok"`},
+		{"s1", callReq, http.StatusNotFound, "", "session s1 expired"},
+		{"", initReq, http.StatusOK, "s2", `"version":"1.0.0-s2"`},
+		{"s2", `{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`, http.StatusOK, "", `"name":"greeting"`},
+		{"s2", callReq, http.StatusNotFound, "", "session s2 expired"},
+	}
+	for i, st := range steps {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(st.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.session != "" {
+			req.Header.Set("Mcp-Session-Id", st.session)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != st.wantStatus || resp.Header.Get("Mcp-Session-Id") != st.wantSession || !strings.Contains(string(body), st.wantBody) {
+			t.Errorf("step %d: status %d, session %q, body %q; want %d, %q, containing %q",
+				i+1, resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), body, st.wantStatus, st.wantSession, st.wantBody)
+		}
 	}
 }
 

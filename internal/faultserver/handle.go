@@ -25,6 +25,16 @@ const (
 	InvalidUTF8Text = "valid then \xff\xfe invalid"
 	// CrashLine is what the crash modes write to stderr before exiting.
 	CrashLine = "fatal: simulated crash"
+	// ImageData is the base64 of the image image-no-mimetype sends: a
+	// 1×1 PNG (without saying so).
+	ImageData = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	// PromptName is the prompt the modes with prompts offer.
+	PromptName = "greeting"
+	// PromptText is the text of PromptName's message.
+	PromptText = "You are talking to a fault server."
+	// SessionEndsVersion is the revision session-ends negotiates, whatever
+	// the client offers.
+	SessionEndsVersion = "2025-06-18"
 )
 
 // exitCrash is the exit status of the crash modes.
@@ -35,13 +45,22 @@ var errCrash = fmt.Errorf("%s", CrashLine)
 
 // handle answers one request: the messages to send, in order, the last
 // being the response (none if the mode never answers). secrets are the
-// credentials the echo-secret mode echoes.
-func (s *server) handle(ctx context.Context, m message, secrets []string) ([][]byte, error) {
+// credentials the echo-secret mode echoes; session is the HTTP session id
+// an initialize hands out ("" over stdio).
+func (s *server) handle(ctx context.Context, m message, secrets []string, session string) ([][]byte, error) {
 	if m.Method == "initialize" {
+		version, serverVersion := negotiate(m.Params), "1.0.0"
+		if s.cfg.Mode == "session-ends" {
+			// A fixed older revision, so a script can tell the
+			// negotiated version from the one mcpctl offers, and a
+			// server version per session, so it can tell which
+			// session's answer a command shows.
+			version, serverVersion = SessionEndsVersion, "1.0.0-"+session
+		}
 		result := mustJSON(object{
-			"protocolVersion": negotiate(m.Params),
-			"capabilities":    object{"tools": object{}, "logging": object{}},
-			"serverInfo":      object{"name": "faultserver-" + s.cfg.Mode, "version": "1.0.0"},
+			"protocolVersion": version,
+			"capabilities":    s.capabilities(),
+			"serverInfo":      object{"name": "faultserver-" + s.cfg.Mode, "version": serverVersion},
 		})
 		return [][]byte{response(m.ID, result)}, nil
 	}
@@ -56,6 +75,12 @@ func (s *server) handle(ctx context.Context, m message, secrets []string) ([][]b
 		out, err = s.toolsList(ctx, m)
 	case "tools/call":
 		out, err = s.toolsCall(m, secrets)
+	case "prompts/list", "prompts/get":
+		if !s.offersPrompts() {
+			out = [][]byte{errorResponse(m.ID, -32601, "method not found: "+m.Method)}
+			break
+		}
+		out = s.prompts(m)
 	default:
 		out = [][]byte{errorResponse(m.ID, -32601, "method not found: "+m.Method)}
 	}
@@ -155,6 +180,8 @@ func (s *server) toolsCall(m message, secrets []string) ([][]byte, error) {
 	case "escape-injection":
 		fmt.Fprintln(s.stderr, EscapeText)
 		return [][]byte{logMessage(EscapeText), response(id, textResult(EscapeText))}, nil
+	case "image-no-mimetype":
+		return [][]byte{response(id, mustJSON(object{"content": []any{object{"type": "image", "data": ImageData}}}))}, nil
 	case "print-env":
 		env := os.Environ()
 		slices.Sort(env)
@@ -170,6 +197,53 @@ func (s *server) toolsCall(m message, secrets []string) ([][]byte, error) {
 		p.Arguments.Message = "ok"
 	}
 	return [][]byte{response(id, textResult(p.Arguments.Message))}, nil
+}
+
+// capabilities are what initialize declares: tools and logging, and
+// prompts in the modes that offer them.
+func (s *server) capabilities() object {
+	caps := object{"tools": object{}, "logging": object{}}
+	switch s.cfg.Mode {
+	case "session-ends":
+		caps["tools"] = object{"listChanged": true}
+		caps["prompts"] = object{"listChanged": true}
+	case "prompt-system-role":
+		caps["prompts"] = object{}
+	}
+	return caps
+}
+
+// offersPrompts reports whether the mode declares prompts.
+func (s *server) offersPrompts() bool {
+	_, ok := s.capabilities()["prompts"]
+	return ok
+}
+
+// prompts answers prompts/list and prompts/get: one prompt, PromptName,
+// whose message has the role "user", or "system" (which no revision of
+// the schema allows) in prompt-system-role.
+func (s *server) prompts(m message) [][]byte {
+	if m.Method == "prompts/list" {
+		return [][]byte{response(m.ID, mustJSON(object{"prompts": []any{object{
+			"name":        PromptName,
+			"description": "A prompt whose message has the role the server's mode says.",
+		}}}))}
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(m.Params, &p) // no name: the error below
+	if p.Name != PromptName {
+		return [][]byte{errorResponse(m.ID, -32602, fmt.Sprintf("unknown prompt %q: this server offers %q", p.Name, PromptName))}
+	}
+	role := "user"
+	if s.cfg.Mode == "prompt-system-role" {
+		role = "system"
+	}
+	return [][]byte{response(m.ID, mustJSON(object{
+		"description": "A prompt from the fault server.",
+		"messages":    []any{object{"role": role, "content": object{"type": "text", "text": PromptText}}},
+	}))}
 }
 
 // hugeText is size bytes of 'x' ending in "END" (or just x's when size is

@@ -33,6 +33,7 @@ type httpState struct {
 	mu        sync.Mutex
 	sessions  int               // sessions handed out: s1, s2, …
 	expired   bool              // expired-session: s1's 404 was sent
+	answered  map[string]int    // session-ends: requests answered per session
 	faulted   bool              // the one-time fault happened
 	pending   map[string][]byte // dropped-sse-with-id: Last-Event-ID → the answer
 	targetURL string            // redirect-other-origin: where to
@@ -265,14 +266,27 @@ func (s *server) servePost(w http.ResponseWriter, r *http.Request, body []byte) 
 
 	st := s.http
 	st.mu.Lock()
+	session := r.Header.Get("Mcp-Session-Id")
 	if initialize {
 		st.sessions++
-		w.Header().Set("Mcp-Session-Id", "s"+strconv.Itoa(st.sessions))
+		session = "s" + strconv.Itoa(st.sessions)
+		w.Header().Set("Mcp-Session-Id", session)
 	}
 	expire := s.cfg.Mode == "expired-session" && !st.expired && len(requests) > 0 && !initialize &&
-		r.Header.Get("Mcp-Session-Id") == "s1"
+		session == "s1"
 	if expire {
 		st.expired = true
+	}
+	if s.cfg.Mode == "session-ends" && !initialize && session != "" {
+		// A session ends once it has answered -n requests: any later
+		// message carrying it gets 404.
+		if st.answered == nil {
+			st.answered = map[string]int{}
+		}
+		expire = st.answered[session] >= s.cfg.Count
+		if !expire {
+			st.answered[session] += len(requests)
+		}
 	}
 	var fault bool
 	if len(requests) > 0 && !initialize && !st.faulted {
@@ -288,7 +302,7 @@ func (s *server) servePost(w http.ResponseWriter, r *http.Request, body []byte) 
 
 	switch {
 	case expire:
-		http.Error(w, "session s1 expired", http.StatusNotFound)
+		http.Error(w, "session "+session+" expired", http.StatusNotFound)
 		return
 	case len(requests) == 0:
 		w.WriteHeader(http.StatusAccepted)
@@ -306,7 +320,7 @@ func (s *server) servePost(w http.ResponseWriter, r *http.Request, body []byte) 
 
 	var out [][]byte
 	for _, m := range requests {
-		msgs, err := s.handle(r.Context(), m, headerSecrets(r))
+		msgs, err := s.handle(r.Context(), m, headerSecrets(r), session)
 		if err != nil {
 			return // the client went away
 		}
@@ -362,7 +376,7 @@ func (s *server) droppedStream(w http.ResponseWriter, r *http.Request, m message
 	w.WriteHeader(http.StatusOK)
 	note := logMessage("the stream is about to drop")
 	if s.cfg.Mode == "dropped-sse-with-id" {
-		out, err := s.handle(r.Context(), m, nil)
+		out, err := s.handle(r.Context(), m, nil, "")
 		if err != nil || len(out) == 0 {
 			return
 		}

@@ -85,7 +85,7 @@ func (s *server) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 			}
 		}
 		initialized = initialized || m.Method == "initialize"
-		out, err := s.handle(ctx, m, s.stdioSecrets())
+		out, err := s.handle(ctx, m, s.stdioSecrets(), "")
 		if err != nil {
 			return err
 		}
