@@ -415,7 +415,9 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 		OnProtocolWarning: func(msg string) {
 			f.Warner().Warn("protocol violation", "mcpctl: protocol violation: "+red.String(msg))
 		},
-		OnResult: f.resultChecks(o.Strict).check,
+	}
+	if !o.lintsResults {
+		opts.OnResult = f.resultChecks(o.Strict).check
 	}
 	if o.Elicit != "" {
 		el, err := elicitation(o.Elicit)

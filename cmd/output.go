@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -291,12 +293,28 @@ func (f *Factory) transportEvents(tr *transport.Trace, verbose bool) func(event 
 		}
 		if verbose {
 			line := "mcpctl: " + event
-			if detail != nil {
-				line += fmt.Sprintf(": %v", detail)
+			if d := describeDetail(detail); d != "" {
+				line += ": " + d
 			}
 			fmt.Fprintln(ios.ErrOut, red.String(line))
 		}
 	}
+}
+
+// describeDetail writes an event's detail for a person: a map as
+// "key value" pairs in key order, anything else as fmt prints it.
+func describeDetail(detail any) string {
+	switch d := detail.(type) {
+	case nil:
+		return ""
+	case map[string]any:
+		parts := make([]string, 0, len(d))
+		for _, k := range slices.Sorted(maps.Keys(d)) {
+			parts = append(parts, fmt.Sprintf("%s %v", k, d[k]))
+		}
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprint(detail)
 }
 
 // eventPrinter shows session events from the client (a re-initialized
