@@ -416,7 +416,7 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 			f.Warner().Warn("protocol violation", "mcpctl: protocol violation: "+red.String(msg))
 		},
 	}
-	if !o.lintsResults {
+	if !o.LintsResults {
 		opts.OnResult = f.resultChecks(o.Strict).check
 	}
 	if o.Elicit != "" {

@@ -58,9 +58,9 @@ type ServerOptions struct {
 	// (exit 5) instead of only warning; validate also fails on lint
 	// warnings.
 	Strict bool
-	// lintsResults says the command checks results against the official
+	// LintsResults (not a flag) says the command checks results against the official
 	// schema itself (validate's lint), so Connect adds no check of its own.
-	lintsResults bool
+	LintsResults bool
 
 	// Given holds the flags of [overridable] that the command line gave:
 	// they win over a named server's own settings. It comes from the

@@ -218,7 +218,7 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 	f := opts.Factory
 	// Lint checks every result against the official schema itself and
 	// reports it as message-schema findings; warnings would say it twice.
-	opts.Server.lintsResults = true
+	opts.Server.LintsResults = true
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err
