@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// pages answers each cursor ("" for the first page) with a result, and any
+// scriptedPages answers each cursor ("" for the first page) with a result, and any
 // other cursor with a JSON-RPC error.
-func pages(results map[string]string) CallFunc {
+func scriptedPages(results map[string]string) CallFunc {
 	return func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%s: %w", method, err)
@@ -33,8 +33,8 @@ func pages(results map[string]string) CallFunc {
 	}
 }
 
-// endless answers every page with perPage items and a new cursor.
-func endless(perPage int) CallFunc {
+// endlessPages answers every page with perPage items and a new cursor.
+func endlessPages(perPage int) CallFunc {
 	items := "[" + strings.TrimSuffix(strings.Repeat("1,", perPage), ",") + "]"
 	return func(_ context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
 		var p struct{ Cursor string }
@@ -57,75 +57,75 @@ func TestPaginate(t *testing.T) {
 	}{
 		{
 			name:      "three pages",
-			call:      pages(map[string]string{"": `{"tools": [1, 2], "nextCursor": "c2"}`, "c2": `{"tools": [3], "nextCursor": "c3"}`, "c3": `{"tools": [4], "nextCursor": ""}`}),
+			call:      scriptedPages(map[string]string{"": `{"tools": [1, 2], "nextCursor": "c2"}`, "c2": `{"tools": [3], "nextCursor": "c3"}`, "c3": `{"tools": [4], "nextCursor": ""}`}),
 			wantItems: 4, wantPages: []string{"", "c2", "c3"},
 		},
 		{
 			name:      "first page fails",
-			call:      pages(nil),
+			call:      scriptedPages(nil),
 			wantPages: nil,
 			want:      &PaginationError{Reason: PaginationRequestFailed, Page: 1},
 			wantText:  []string{"server error -32602: invalid cursor "},
 		},
 		{
 			name:      "cursor rejected",
-			call:      pages(map[string]string{"": `{"tools": [1], "nextCursor": "c2"}`}),
+			call:      scriptedPages(map[string]string{"": `{"tools": [1], "nextCursor": "c2"}`}),
 			wantItems: 1, wantPages: []string{""},
 			want:     &PaginationError{Reason: PaginationRequestFailed, Page: 2, Cursor: "c2", Items: 1},
 			wantText: []string{rpcErr.Error()},
 		},
 		{
 			name:      "repeated cursor",
-			call:      pages(map[string]string{"": `{"tools": [1], "nextCursor": "x"}`, "x": `{"tools": [2], "nextCursor": "x"}`}),
+			call:      scriptedPages(map[string]string{"": `{"tools": [1], "nextCursor": "x"}`, "x": `{"tools": [2], "nextCursor": "x"}`}),
 			wantItems: 2, wantPages: []string{"", "x"},
 			want:     &PaginationError{Reason: PaginationRepeatedCursor, Page: 2, Cursor: "x", NextCursor: "x", Items: 2},
 			wantText: []string{`protocol error in tools/list: the server repeated cursor "x" on page 2`},
 		},
 		{
 			name:      "result not an object",
-			call:      pages(map[string]string{"": `{"tools": [1], "nextCursor": "c2"}`, "c2": `[]`}),
+			call:      scriptedPages(map[string]string{"": `{"tools": [1], "nextCursor": "c2"}`, "c2": `[]`}),
 			wantItems: 1, wantPages: []string{"", "c2"},
 			want:     &PaginationError{Reason: PaginationBadPage, Page: 2, Cursor: "c2", Items: 1},
 			wantText: []string{"result is not an object: []"},
 		},
 		{
 			name:      "nextCursor a number",
-			call:      pages(map[string]string{"": `{"tools": [1], "nextCursor": 2}`}),
+			call:      scriptedPages(map[string]string{"": `{"tools": [1], "nextCursor": 2}`}),
 			wantPages: []string{""},
 			want:      &PaginationError{Reason: PaginationBadPage, Page: 1},
 			wantText:  []string{"nextCursor is not a string"},
 		},
 		{
 			name:      "no array",
-			call:      pages(map[string]string{"": `{"items": [], "nextCursor": "c2"}`}),
+			call:      scriptedPages(map[string]string{"": `{"items": [], "nextCursor": "c2"}`}),
 			wantPages: []string{""},
 			want:      &PaginationError{Reason: PaginationBadPage, Page: 1},
 			wantText:  []string{`result on page 1 has no "tools" array`},
 		},
 		{
 			name:      "null array",
-			call:      pages(map[string]string{"": `{"tools": null}`}),
+			call:      scriptedPages(map[string]string{"": `{"tools": null}`}),
 			wantPages: []string{""},
 			want:      &PaginationError{Reason: PaginationBadPage, Page: 1},
 			wantText:  []string{`no "tools" array`},
 		},
 		{
 			name:      "array not an array",
-			call:      pages(map[string]string{"": `{"tools": {}}`}),
+			call:      scriptedPages(map[string]string{"": `{"tools": {}}`}),
 			wantPages: []string{""},
 			want:      &PaginationError{Reason: PaginationBadPage, Page: 1},
 			wantText:  []string{"tools on page 1: "},
 		},
 		{
 			name:      "page limit",
-			call:      endless(0),
+			call:      endlessPages(0),
 			wantPages: make([]string, MaxPages), // checked by count below
 			want:      &PaginationError{Reason: PaginationPageLimit, Page: MaxPages, Cursor: fmt.Sprintf("c%d", MaxPages-1), NextCursor: fmt.Sprintf("c%d", MaxPages)},
 			wantText:  []string{fmt.Sprintf("stopped after %d pages", MaxPages), "MaxPages"},
 		},
 		{
 			name:      "item limit",
-			call:      endless(MaxListItems / 2),
+			call:      endlessPages(MaxListItems / 2),
 			wantItems: MaxListItems, wantPages: []string{"", "c1"},
 			want:     &PaginationError{Reason: PaginationItemLimit, Page: 2, Cursor: "c1", NextCursor: "c2", Items: MaxListItems},
 			wantText: []string{fmt.Sprintf("stopped after %d items on 2 pages", MaxListItems), "MaxListItems"},
@@ -191,7 +191,7 @@ func TestPaginate(t *testing.T) {
 func TestPaginateCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := Paginate(ctx, pages(map[string]string{"": `{"tools": []}`}), "tools/list", "tools", nil)
+	_, err := Paginate(ctx, scriptedPages(map[string]string{"": `{"tools": []}`}), "tools/list", "tools", nil)
 	var pe *PaginationError
 	if !errors.As(err, &pe) || pe.Reason != PaginationRequestFailed || !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want a request-failed *PaginationError wrapping context.Canceled", err)
