@@ -110,11 +110,10 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		[2]string{"Protocol", init.ProtocolVersion},
 		[2]string{"Capabilities", describeCapabilities(init.Capabilities)},
 	)
-	for _, k := range []struct{ key, label string }{
-		{"tools", "Tools"}, {"resources", "Resources"}, {"resourceTemplates", "Templates"}, {"prompts", "Prompts"},
-	} {
-		if n, ok := counts[k.key]; ok {
-			fields = append(fields, [2]string{k.label, strconv.Itoa(n)})
+	for _, k := range client.ListMethods() {
+		if n, ok := counts[k.Key]; ok {
+			// The label is the kind users type, capitalised: "Templates".
+			fields = append(fields, [2]string{strings.ToUpper(k.Kind[:1]) + k.Kind[1:], strconv.Itoa(n)})
 		}
 	}
 	fields = append(fields, [2]string{"Timings", fmt.Sprintf("handshake %s, connected in %s, lists %s", round(s.HandshakeTime()), round(connected), round(listing))})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -49,7 +50,7 @@ func CheckWith(official *schema.Checker, s *Server) []Finding {
 	c.shape(s.Initialize, "InitializeResult", "initialize", "")
 	declared := declaredCapabilities(s.Initialize)
 	items := map[string][]item{}
-	for _, m := range ListMethods() {
+	for _, m := range client.ListMethods() {
 		for _, l := range s.Lists {
 			if l.Method == m.Method {
 				items[m.Key] = c.list(l, m, declared[m.Capability])
@@ -65,25 +66,33 @@ func CheckWith(official *schema.Checker, s *Server) []Finding {
 }
 
 // list checks the pages of one list and returns its items.
-func (c *checker) list(l List, m ListMethod, declared bool) []item {
+func (c *checker) list(l List, m client.ListKind, declared bool) []item {
 	capSubject := fmt.Sprintf("capability %q", m.Capability)
+	stop := l.Stopped
 	switch {
-	case l.Err == nil:
-	case len(l.Pages) == 0:
+	case stop == nil:
+	case stop.Reason == client.PaginationRequestFailed && stop.Page == 1:
 		// Refusing a list whose capability is not declared is what a server must do.
 		if declared {
-			c.report(CapabilityUndeclared, capSubject, "the server declared %q, but %s failed: %v", m.Capability, m.Method, l.Err)
+			c.report(CapabilityUndeclared, capSubject, "the server declared %q, but %s failed: %v", m.Capability, m.Method, stop.Err)
 		}
-	default:
-		c.report(PaginationCursorRejected, fmt.Sprintf("%s page %d", m.Method, len(l.Pages)+1),
-			"the server rejected the cursor %q that its page %d gave as nextCursor: %v", nextCursor(l.Pages[len(l.Pages)-1].Result), len(l.Pages), l.Err)
-	}
-	if l.RepeatedCursor != "" {
+	case stop.Reason == client.PaginationRequestFailed:
+		c.report(PaginationCursorRejected, fmt.Sprintf("%s page %d", m.Method, stop.Page),
+			"the server rejected the cursor %q that its page %d gave as nextCursor: %v", stop.Cursor, stop.Page-1, stop.Err)
+	case stop.Reason == client.PaginationRepeatedCursor:
 		c.report(PaginationRepeatedCursor, m.Method,
-			"page %d gave nextCursor %q, which an earlier page gave already; following it would never end", len(l.Pages), l.RepeatedCursor)
-	}
-	if l.Endless {
-		c.report(PaginationRepeatedCursor, m.Method, "each of %d pages gave a new nextCursor; stopped there", len(l.Pages))
+			"page %d gave nextCursor %q, which an earlier page gave already; following it would never end", stop.Page, stop.NextCursor)
+	case stop.Reason == client.PaginationPageLimit:
+		c.report(PaginationRepeatedCursor, m.Method, "each of %d pages gave a new nextCursor; stopped there", stop.Page)
+	case stop.Reason == client.PaginationItemLimit:
+		// So long a list may be honest; what it shows is that the later
+		// items went unchecked.
+		f := Finding{RuleID: PaginationRepeatedCursor, Severity: SeverityWarning, Subject: m.Method, SpecRef: rule(PaginationRepeatedCursor).SpecRef,
+			Message: fmt.Sprintf("%d pages held %d items, mcpctl's limit (client.MaxListItems), and page %d still gave a nextCursor; stopped there, so the rest went unchecked", stop.Page, stop.Items, stop.Page)}
+		c.add(f)
+	case stop.Reason == client.PaginationBadPage:
+		// The page is not a list result: its shape, checked below as
+		// message-schema, says how; the list stopped at it.
 	}
 	var (
 		items []item
@@ -104,7 +113,7 @@ func (c *checker) list(l List, m ListMethod, declared bool) []item {
 		_ = json.Compact(&compact, res[m.Key]) // it decoded, so it compacts
 		repeat := slices.Contains(seen, compact.String())
 		seen = append(seen, compact.String())
-		if repeat && l.RepeatedCursor != "" && i == len(l.Pages)-1 {
+		if repeat && stop != nil && stop.Reason == client.PaginationRepeatedCursor && i == len(l.Pages)-1 {
 			// A server that repeats a cursor usually serves the same page
 			// again: that is the one repeated-cursor defect, not a list of
 			// duplicate names.

@@ -60,6 +60,18 @@ func w(rule, subject string) finding { return finding{rule, lint.SeverityWarning
 // compiled once.
 var official = new(schema.Checker)
 
+// failed is a list stopped by the error that answered page n, asked for
+// with cursor.
+func failed(n int, cursor string, err error) *client.PaginationError {
+	return &client.PaginationError{Reason: client.PaginationRequestFailed, Page: n, Cursor: cursor, Err: err}
+}
+
+// repeated is a list stopped at page n, whose nextCursor an earlier page
+// gave.
+func repeated(n int, cursor string) *client.PaginationError {
+	return &client.PaginationError{Reason: client.PaginationRepeatedCursor, Page: n, Cursor: cursor, NextCursor: cursor}
+}
+
 var errMethodNotFound = &client.RPCError{Code: client.CodeMethodNotFound, Message: "method not found"}
 
 func TestCheck(t *testing.T) {
@@ -139,12 +151,12 @@ func TestCheck(t *testing.T) {
 		// pagination
 		{
 			name:  "repeated cursor",
-			lists: []lint.List{{Method: "tools/list", RepeatedCursor: "x", Pages: []lint.Page{{Result: json.RawMessage(`{"tools": [], "nextCursor": "x"}`)}, {Cursor: "x", Result: json.RawMessage(`{"tools": [], "nextCursor": "x"}`)}}}},
+			lists: []lint.List{{Method: "tools/list", Stopped: repeated(2, "x"), Pages: []lint.Page{{Result: json.RawMessage(`{"tools": [], "nextCursor": "x"}`)}, {Cursor: "x", Result: json.RawMessage(`{"tools": [], "nextCursor": "x"}`)}}}},
 			want:  []finding{e("pagination-repeated-cursor", "tools/list")}, wantMsg: `page 2 gave nextCursor "x"`,
 		},
 		{
 			name: "repeated cursor serving the same page again",
-			lists: []lint.List{{Method: "tools/list", RepeatedCursor: "x", Pages: []lint.Page{
+			lists: []lint.List{{Method: "tools/list", Stopped: repeated(2, "x"), Pages: []lint.Page{
 				{Result: json.RawMessage(`{"tools": [` + tool("a") + `], "nextCursor": "x"}`)},
 				{Cursor: "x", Result: json.RawMessage(`{"tools":[` + tool("a") + `],"nextCursor":"x"}`)},
 			}}},
@@ -152,24 +164,26 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name: "repeated cursor with new items",
-			lists: []lint.List{{Method: "tools/list", RepeatedCursor: "x", Pages: []lint.Page{
+			lists: []lint.List{{Method: "tools/list", Stopped: repeated(2, "x"), Pages: []lint.Page{
 				{Result: json.RawMessage(`{"tools": [` + tool("a") + `], "nextCursor": "x"}`)},
 				{Cursor: "x", Result: json.RawMessage(`{"tools": [` + tool("b") + "," + tool("a") + `], "nextCursor": "x"}`)},
 			}}},
 			want: []finding{e("pagination-repeated-cursor", "tools/list"), e("tool-name-duplicate", `tool "a"`)},
 		},
-		{name: "endless pagination", lists: []lint.List{{Method: "tools/list", Endless: true, Pages: []lint.Page{{Result: json.RawMessage(`{"tools": [], "nextCursor": "1"}`)}}}}, want: []finding{e("pagination-repeated-cursor", "tools/list")}},
+		{name: "endless pagination", lists: []lint.List{{Method: "tools/list", Stopped: &client.PaginationError{Reason: client.PaginationPageLimit, Page: client.MaxPages, Cursor: "999", NextCursor: "1000"}, Pages: []lint.Page{{Cursor: "999", Result: json.RawMessage(`{"tools": [], "nextCursor": "1000"}`)}}}}, want: []finding{e("pagination-repeated-cursor", "tools/list")}, wantMsg: "each of 1000 pages gave a new nextCursor"},
+		{name: "item limit", lists: []lint.List{{Method: "tools/list", Stopped: &client.PaginationError{Reason: client.PaginationItemLimit, Page: 2, Cursor: "2", NextCursor: "3", Items: client.MaxListItems}, Pages: []lint.Page{{Result: json.RawMessage(`{"tools": [], "nextCursor": "2"}`)}, {Cursor: "2", Result: json.RawMessage(`{"tools": [], "nextCursor": "3"}`)}}}}, want: []finding{w("pagination-repeated-cursor", "tools/list")}, wantMsg: "2 pages held 100000 items, mcpctl's limit (client.MaxListItems), and page 2 still gave a nextCursor"},
+		{name: "stopped at a bad page", lists: []lint.List{{Method: "tools/list", Stopped: &client.PaginationError{Reason: client.PaginationBadPage, Page: 1}, Pages: []lint.Page{{Result: json.RawMessage(`{"tools": {}, "nextCursor": "2"}`)}}}}, want: []finding{e("message-schema", "tools/list")}, wantMsg: "/tools: must be an array"},
 		{
 			name:  "cursor rejected",
-			lists: []lint.List{{Method: "resources/list", Err: &client.RPCError{Code: -32602, Message: "bad cursor"}, Pages: []lint.Page{{Result: json.RawMessage(`{"resources": [], "nextCursor": "c2"}`)}}}},
+			lists: []lint.List{{Method: "resources/list", Stopped: failed(2, "c2", &client.RPCError{Code: -32602, Message: "bad cursor"}), Pages: []lint.Page{{Result: json.RawMessage(`{"resources": [], "nextCursor": "c2"}`)}}}},
 			want:  []finding{e("pagination-cursor-rejected", "resources/list page 2")}, wantMsg: `cursor "c2"`,
 		},
 		// capability-undeclared
-		{name: "declared list fails", lists: []lint.List{{Method: "prompts/list", Err: errMethodNotFound}}, want: []finding{e("capability-undeclared", `capability "prompts"`)}, wantMsg: `declared "prompts", but prompts/list failed`},
-		{name: "declared list times out", lists: []lint.List{{Method: "tools/list", Err: &client.TimeoutError{Method: "tools/list"}}}, want: []finding{e("capability-undeclared", `capability "tools"`)}},
+		{name: "declared list fails", lists: []lint.List{{Method: "prompts/list", Stopped: failed(1, "", errMethodNotFound)}}, want: []finding{e("capability-undeclared", `capability "prompts"`)}, wantMsg: `declared "prompts", but prompts/list failed`},
+		{name: "declared list times out", lists: []lint.List{{Method: "tools/list", Stopped: failed(1, "", &client.TimeoutError{Method: "tools/list"})}}, want: []finding{e("capability-undeclared", `capability "tools"`)}},
 		{name: "undeclared list answers with items", init: `{"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}`, lists: []lint.List{tools(tool("t"))}, want: []finding{e("capability-undeclared", `capability "tools"`)}, wantMsg: "with 1 item but did not declare"},
 		{name: "undeclared list answers empty", init: `{"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}`, lists: []lint.List{tools()}},
-		{name: "undeclared list refused", init: `{"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}`, lists: []lint.List{{Method: "tools/list", Err: errMethodNotFound}}},
+		{name: "undeclared list refused", init: `{"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}`, lists: []lint.List{{Method: "tools/list", Stopped: failed(1, "", errMethodNotFound)}}},
 		{name: "templates answer under resources", init: `{"protocolVersion": "2025-11-25", "capabilities": {"resources": {}}, "serverInfo": {"name": "s", "version": "1"}}`, lists: []lint.List{templates(`{"uriTemplate": "a:{b}", "name": "t"}`)}},
 		// resources
 		{name: "resource URI without scheme", lists: []lint.List{resources(`{"uri": "notes/a.txt", "name": "n"}`)}, want: []finding{e("resource-uri-invalid", `resource "notes/a.txt"`)}, wantMsg: "has no scheme"},

@@ -8,10 +8,6 @@ import (
 	"github.com/mcpctl/mcpctl/client"
 )
 
-// maxPages bounds one list, so a server that invents a new cursor forever
-// cannot keep the linter busy forever. Real lists take a few pages.
-const maxPages = 1000
-
 // Caller sends one request and returns its raw result; a JSON-RPC error
 // answer is a *client.RPCError and a request that got no answer in time a
 // *client.TimeoutError. [*client.Client] is a Caller.
@@ -23,7 +19,8 @@ type Caller interface {
 type Server struct {
 	// Initialize is the result of initialize, as sent.
 	Initialize json.RawMessage
-	// Lists holds one entry per list method, in the order of [ListMethods].
+	// Lists holds one entry per list method, in the order of
+	// [client.ListMethods].
 	Lists []List
 }
 
@@ -35,38 +32,18 @@ type List struct {
 	// Pages are the results, in order; Pages[i].Cursor is the cursor sent to
 	// get it ("" for the first).
 	Pages []Page
-	// Err is the JSON-RPC error or timeout that answered the request for
-	// the page after the last one in Pages; nil when the list ended well.
-	Err error
-	// RepeatedCursor is the cursor the last page gave as nextCursor that an
-	// earlier page had given already, which stopped the listing; "" if none.
-	RepeatedCursor string
-	// Endless reports a list stopped after maxPages pages, each with a new
-	// cursor.
-	Endless bool
+	// Stopped says why the listing stopped before the end of the list, as
+	// the client's paginator reported it: a JSON-RPC error or timeout
+	// answering page Stopped.Page (the first page, or a cursor the server
+	// gave), a repeated cursor, mcpctl's page or item limit, or a page that
+	// is not a list result. It is nil when the list ended well.
+	Stopped *client.PaginationError
 }
 
 // Page is one result of a list method.
 type Page struct {
 	Cursor string
 	Result json.RawMessage
-}
-
-// ListMethod describes a paginated list method.
-type ListMethod struct {
-	Method     string // "tools/list"
-	Key        string // the array in its result: "tools"
-	Capability string // the server capability that offers it: "tools"
-}
-
-// ListMethods returns the list methods Collect calls.
-func ListMethods() []ListMethod {
-	return []ListMethod{
-		{"tools/list", "tools", "tools"},
-		{"resources/list", "resources", "resources"},
-		{"resources/templates/list", "resourceTemplates", "resources"},
-		{"prompts/list", "prompts", "prompts"},
-	}
 }
 
 // Collect fetches every page of every list method from the server whose
@@ -78,15 +55,16 @@ func ListMethods() []ListMethod {
 // declare. Only this probing goes beyond what the server declared; it is
 // what lets the capability-undeclared rule see the difference.
 //
-// Pagination is followed here rather than by the client so that a repeated
-// cursor, a rejected cursor or a failed list are recorded for [Check]. A
-// JSON-RPC error answer or a timeout is recorded in [List.Err]; any other
-// failure (a lost connection, ctx done) ends Collect with that error.
+// Pagination is followed by the client's paginator, [client.Paginate],
+// which reports where and why a list stopped; that is recorded in
+// [List.Stopped] for [Check], with every page received. A JSON-RPC error
+// answer or a timeout is recorded; any other failure (a lost connection,
+// ctx done) ends Collect with that error.
 func Collect(ctx context.Context, c Caller, initialize json.RawMessage) (*Server, error) {
 	declared := declaredCapabilities(initialize)
-	methods := ListMethods()
-	// Declared first, each group in the order of ListMethods.
-	order := make([]ListMethod, 0, len(methods))
+	methods := client.ListMethods()
+	// Declared first, each group in the order of client.ListMethods.
+	order := make([]client.ListKind, 0, len(methods))
 	for _, pass := range []bool{true, false} {
 		for _, m := range methods {
 			if declared[m.Capability] == pass {
@@ -96,7 +74,7 @@ func Collect(ctx context.Context, c Caller, initialize json.RawMessage) (*Server
 	}
 	lists := map[string]List{}
 	for _, m := range order {
-		l, err := collectList(ctx, c, m.Method)
+		l, err := collectList(ctx, c, m)
 		if err != nil {
 			return nil, err
 		}
@@ -109,57 +87,35 @@ func Collect(ctx context.Context, c Caller, initialize json.RawMessage) (*Server
 	return s, nil
 }
 
-func collectList(ctx context.Context, c Caller, method string) (List, error) {
-	l := List{Method: method}
-	seen := map[string]bool{}
-	cursor := ""
-	for {
-		var params any
-		if cursor != "" {
-			params = map[string]string{"cursor": cursor}
+func collectList(ctx context.Context, c Caller, m client.ListKind) (List, error) {
+	l := List{Method: m.Method}
+	call := func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		if params == nil {
+			return c.Call(ctx, method, nil) // no params member at all
 		}
-		raw, err := c.Call(ctx, method, params)
-		if err != nil {
-			var (
-				rpcErr  *client.RPCError
-				timeout *client.TimeoutError
-			)
-			if ctx.Err() == nil && (errors.As(err, &rpcErr) || errors.As(err, &timeout)) {
-				l.Err = err
-				return l, nil
-			}
+		return c.Call(ctx, method, params)
+	}
+	_, err := client.Paginate(ctx, call, m.Method, m.Key, func(p client.ListPage) {
+		l.Pages = append(l.Pages, Page{Cursor: p.Cursor, Result: p.Result})
+	})
+	if err == nil {
+		return l, nil
+	}
+	var stop *client.PaginationError
+	if !errors.As(err, &stop) {
+		return l, err
+	}
+	if stop.Reason == client.PaginationRequestFailed {
+		var (
+			rpcErr  *client.RPCError
+			timeout *client.TimeoutError
+		)
+		if ctx.Err() != nil || !errors.As(stop.Err, &rpcErr) && !errors.As(stop.Err, &timeout) {
 			return l, err // the client's errors name the method
 		}
-		l.Pages = append(l.Pages, Page{Cursor: cursor, Result: raw})
-		next := nextCursor(raw)
-		// An empty cursor ends the list, as the client takes it: sending it
-		// back would only ask for the first page again.
-		if next == "" {
-			return l, nil
-		}
-		if seen[next] {
-			l.RepeatedCursor = next
-			return l, nil
-		}
-		if len(l.Pages) >= maxPages {
-			l.Endless = true
-			return l, nil
-		}
-		seen[next] = true
-		cursor = next
 	}
-}
-
-// nextCursor is the result's nextCursor when it is a string.
-func nextCursor(result json.RawMessage) string {
-	var r struct {
-		NextCursor json.RawMessage `json:"nextCursor"`
-	}
-	var s string
-	if json.Unmarshal(result, &r) != nil || json.Unmarshal(r.NextCursor, &s) != nil {
-		return ""
-	}
-	return s
+	l.Stopped = stop
+	return l, nil
 }
 
 // declaredCapabilities reads the capabilities an initialize result

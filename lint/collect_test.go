@@ -86,8 +86,8 @@ func TestCollectPages(t *testing.T) {
 	if diff := cmp.Diff([]string{"", "b", "c"}, cursors); diff != "" {
 		t.Errorf("page cursors (-want +got):\n%s", diff)
 	}
-	if l.Err != nil || l.RepeatedCursor != "" || l.Endless {
-		t.Errorf("list = %+v, want it to end well", l)
+	if l.Stopped != nil {
+		t.Errorf("list stopped: %v, want it to end well", l.Stopped)
 	}
 }
 
@@ -98,8 +98,9 @@ func TestCollectRepeatedCursor(t *testing.T) {
 		}
 		return `{"tools": [], "nextCursor": "x"}`, nil
 	})
-	if l.RepeatedCursor != "x" || len(l.Pages) != 2 {
-		t.Errorf("RepeatedCursor %q after %d pages, want \"x\" after 2", l.RepeatedCursor, len(l.Pages))
+	want := &client.PaginationError{Method: "tools/list", Reason: client.PaginationRepeatedCursor, Page: 2, Cursor: "x", NextCursor: "x"}
+	if diff := cmp.Diff(want, l.Stopped, cmpopts.IgnoreFields(client.PaginationError{}, "Err")); diff != "" || len(l.Pages) != 2 {
+		t.Errorf("after %d pages (want 2), Stopped (-want +got):\n%s", len(l.Pages), diff)
 	}
 	if got := strings.Count(strings.Join(calls, "\n"), "tools/list"); got != 2 {
 		t.Errorf("tools/list called %d times, want 2", got)
@@ -112,8 +113,8 @@ func TestCollectEndless(t *testing.T) {
 		n++
 		return fmt.Sprintf(`{"tools": [], "nextCursor": "c%d"}`, n), nil
 	})
-	if !l.Endless || len(l.Pages) != 1000 {
-		t.Errorf("Endless %v after %d pages, want true after 1000", l.Endless, len(l.Pages))
+	if l.Stopped == nil || l.Stopped.Reason != client.PaginationPageLimit || len(l.Pages) != client.MaxPages {
+		t.Errorf("Stopped %v after %d pages, want the page limit after %d", l.Stopped, len(l.Pages), client.MaxPages)
 	}
 }
 
@@ -149,8 +150,12 @@ func TestCollectErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if l := s.Lists[0]; !errors.Is(l.Err, tt.err) || len(l.Pages) != tt.wantPages {
-				t.Errorf("list Err %v after %d pages, want %v after %d", l.Err, len(l.Pages), tt.err, tt.wantPages)
+			l := s.Lists[0]
+			if l.Stopped == nil || !errors.Is(l.Stopped, tt.err) || len(l.Pages) != tt.wantPages {
+				t.Fatalf("list stopped by %v after %d pages, want %v after %d", l.Stopped, len(l.Pages), tt.err, tt.wantPages)
+			}
+			if l.Stopped.Reason != client.PaginationRequestFailed || l.Stopped.Page != 2 || l.Stopped.Cursor != "2" {
+				t.Errorf("Stopped = %+v, want the request for page 2, cursor \"2\", failed", l.Stopped)
 			}
 		})
 	}
@@ -246,5 +251,31 @@ func TestDefectServer(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCollectBadPage checks that a page that is not a list result stops
+// the list there, and that lint reports the page's shape and nothing about
+// its pagination.
+func TestCollectBadPage(t *testing.T) {
+	pages := map[string]string{
+		"":  `{"tools": [{"name": "a", "description": "d", "inputSchema": {"type": "object"}}], "nextCursor": "2"}`,
+		"2": `{"tools": "none", "nextCursor": "3"}`,
+		"3": `{"tools": []}`,
+	}
+	c := &scripted{answer: onlyTools(func(cursor string) (string, error) { return pages[cursor], nil })}
+	findings, err := lint.Lint(context.Background(), c, json.RawMessage(toolsOnlyInit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(strings.Join(c.calls, "\n"), "tools/list"); got != 2 {
+		t.Errorf("tools/list called %d times (%q), want 2: the list stops at the bad page", got, c.calls)
+	}
+	var got []string
+	for _, f := range findings {
+		got = append(got, f.RuleID+" "+f.Subject)
+	}
+	if diff := cmp.Diff([]string{"message-schema tools/list page 2"}, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }

@@ -115,7 +115,7 @@ func Rules() []Rule {
 		{OutputSchemaInvalid, SeverityError, specBasic + "#schema-validation",
 			"A tool's outputSchema is not a valid JSON Schema of its dialect; a warning when mcpctl cannot check it."},
 		{PaginationRepeatedCursor, SeverityError, specPagination + "#implementation-guidelines",
-			"A list's pagination never ends: the server sent a cursor it had sent before (or a new one on each of 1000 pages)."},
+			"A list's pagination never ends: the server sent a cursor it had sent before (or a new one on each of 1000 pages); a warning when a list stopped at mcpctl's limit of 100,000 items, which leaves the rest unchecked."},
 		{PaginationCursorRejected, SeverityError, specPagination + "#implementation-guidelines",
 			"The server answered an error to a nextCursor it had sent itself (\"Servers SHOULD provide stable cursors\")."},
 		{ResourceURIInvalid, SeverityError, specResources + "#custom-uri-schemes",

@@ -73,7 +73,7 @@ func TestDefectServerAgainstOfficialSchema(t *testing.T) {
 			msgs := []message{{"InitializeResult", "initialize", s.Initialize}}
 			for _, l := range s.Lists {
 				key := ""
-				for _, m := range ListMethods() {
+				for _, m := range client.ListMethods() {
 					if m.Method == l.Method {
 						key = m.Key
 					}
