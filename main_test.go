@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 		"mcpctl":      func() { os.Exit(cmd.Main()) },
 		"testserver":  func() { os.Exit(testserver.Main()) },
 		"faultserver": func() { os.Exit(faultserver.Main()) },
+		"rsslaunch":   func() { os.Exit(rssLaunch(os.Args[1:])) },
 	})
 }
 

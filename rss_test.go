@@ -18,17 +18,14 @@ import (
 // TestPeakRSS checks issue 10's memory bound: a 100 MiB tools/call result
 // printed whole costs mcpctl at most 2× its size + 30 MiB of peak RSS.
 //
-// mcpctl runs as a child of the test against a fault server in another
-// child, over HTTP, so mcpctl has no child of its own and the peak the
-// kernel reports for it when it is reaped (wait4's ru_maxrss) is read with
-// no polling to miss the last moments. The server must not run in the
-// test's own process: Go starts children with vfork semantics (the child
-// shares the parent's memory until exec), and at exec Linux folds the
-// shared memory's high-water mark into the child's ru_maxrss, so a child
-// of a test process that once held a 500 MB response would report 500 MB
-// whatever it used. The test process stays small, and its own peak is
-// logged as the floor of what can be measured. Run it alone with
-// `go test -run TestPeakRSS .`.
+// mcpctl runs against a fault server in another process, over HTTP, so
+// mcpctl has no child of its own, and the peak the kernel reports for it
+// when it is reaped (wait4's ru_maxrss) is read with no polling to miss the
+// last moments. It is started by rsslaunch, a fresh small process, not by
+// the test process: Linux folds the high-water mark of the starting
+// process's memory into the child's ru_maxrss (see [rssLaunch]), and this
+// process may have held hundreds of megabytes for other tests. Run it
+// alone with `go test -run TestPeakRSS .`.
 func TestPeakRSS(t *testing.T) {
 	const (
 		size  = 100 << 20
@@ -37,6 +34,10 @@ func TestPeakRSS(t *testing.T) {
 	mcpctl, err := exec.LookPath("mcpctl") // testscript.Main put it on PATH
 	if err != nil {
 		t.Fatalf("mcpctl is not on the test binary's PATH: %v", err)
+	}
+	launcher, err := exec.LookPath("rsslaunch")
+	if err != nil {
+		t.Fatalf("rsslaunch is not on the test binary's PATH: %v", err)
 	}
 	url := startFaultServer(t, "huge-result", "-size", strconv.Itoa(size))
 
@@ -56,7 +57,8 @@ func TestPeakRSS(t *testing.T) {
 			}
 			defer f.Close()
 			args := append([]string{"call", "fault", "--timeout", "120s", "--url", url, "--transport", "http"}, tc.args...)
-			cmd := exec.Command(mcpctl, args...)
+			report := filepath.Join(t.TempDir(), "peak")
+			cmd := exec.Command(launcher, append([]string{report, mcpctl}, args...)...)
 			var stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = f, &stderr
 			if err := cmd.Run(); err != nil {
@@ -69,11 +71,14 @@ func TestPeakRSS(t *testing.T) {
 			if fi.Size() < tc.minBytes {
 				t.Fatalf("mcpctl printed %d bytes, want at least %d: the result was not printed whole", fi.Size(), tc.minBytes)
 			}
-			ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-			if !ok {
-				t.Fatalf("no resource usage for mcpctl (%T)", cmd.ProcessState.SysUsage())
+			data, err := os.ReadFile(report)
+			if err != nil {
+				t.Fatalf("reading the launcher's report: %v", err)
 			}
-			peak := ru.Maxrss << 10 // KiB on Linux
+			peak, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+			if err != nil {
+				t.Fatalf("launcher report %q: %v", data, err)
+			}
 			t.Logf("peak RSS %d MiB for a %d MiB result (bound %d MiB; this test process's own peak, the floor of the measure: %d MiB)",
 				peak>>20, size>>20, bound>>20, selfPeak(t)>>20)
 			if peak > bound {
@@ -82,6 +87,38 @@ func TestPeakRSS(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rssLaunch is the rsslaunch command: it runs args[1:] and writes the
+// child's peak RSS in bytes (wait4's ru_maxrss) to the file args[0], then
+// exits with the child's status. It exists because of how Linux counts: a
+// child started by a process shares that process's memory until exec, and
+// the shared memory's high-water mark is folded into the child's
+// ru_maxrss. The test process may have held hundreds of megabytes (other
+// tests run in it); rsslaunch is a fresh, small process, so the peak of a
+// child it starts is the child's own.
+func rssLaunch(args []string) int {
+	if len(args) < 2 {
+		io.WriteString(os.Stderr, "usage: rsslaunch REPORT PROGRAM [ARGS...]\n")
+		return 2
+	}
+	cmd := exec.Command(args[1], args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		io.WriteString(os.Stderr, "rsslaunch: "+err.Error()+"\n")
+		return 1
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		io.WriteString(os.Stderr, "rsslaunch: no resource usage\n")
+		return 1
+	}
+	if werr := os.WriteFile(args[0], []byte(strconv.FormatInt(ru.Maxrss<<10, 10)), 0o644); werr != nil {
+		io.WriteString(os.Stderr, "rsslaunch: "+werr.Error()+"\n")
+		return 1
+	}
+	return cmd.ProcessState.ExitCode()
 }
 
 // startFaultServer runs the fault server in mode over HTTP as a child of
