@@ -60,7 +60,7 @@ func run(ctx context.Context, ios *IOStreams, args []string) int {
 // command line or a named server gave appears in it.
 func runWith(ctx context.Context, f *Factory, args []string) int {
 	ios := f.IOStreams
-	root := NewCmdRoot(f)
+	root := newCmdRoot(f, commandNamed(args))
 	root.SetArgs(args)
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
@@ -101,7 +101,50 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 
 // NewCmdRoot builds the whole command tree. It uses no package-level state,
 // so tests may build it many times.
-func NewCmdRoot(f *Factory) *cobra.Command {
+func NewCmdRoot(f *Factory) *cobra.Command { return newCmdRoot(f, "") }
+
+// subcommand is one command of the tree, by name, with its constructor.
+type subcommand struct {
+	name  string
+	build func(*Factory) *cobra.Command
+}
+
+// subcommands are mcpctl's commands in the order help lists them.
+func subcommands() []subcommand {
+	return []subcommand{
+		{"connect", func(f *Factory) *cobra.Command { return NewCmdConnect(f, nil) }},
+		{"list", func(f *Factory) *cobra.Command { return NewCmdList(f, nil) }},
+		{"call", func(f *Factory) *cobra.Command { return NewCmdCall(f, nil) }},
+		{"read", func(f *Factory) *cobra.Command { return NewCmdRead(f, nil) }},
+		{"prompt", func(f *Factory) *cobra.Command { return NewCmdPrompt(f, nil) }},
+		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
+		{"sign", NewCmdSign},
+		{"scaffold", NewCmdScaffold},
+		{"version", NewCmdVersion},
+		{"servers", func(f *Factory) *cobra.Command { return NewCmdServers(f, nil) }},
+		{"completion", NewCmdCompletion},
+	}
+}
+
+// commandNamed returns the command a command line runs when its first word
+// names one exactly, else "": then only that command needs building. Help,
+// completion and anything that starts with a flag need the whole tree.
+func commandNamed(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	for _, sc := range subcommands() {
+		if sc.name == args[0] && sc.name != "completion" {
+			return sc.name
+		}
+	}
+	return ""
+}
+
+// newCmdRoot builds the root command with every subcommand, or with only
+// the one named only: building a command costs its flags, and a one-shot
+// run pays only for the command it runs.
+func newCmdRoot(f *Factory, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcpctl <command> [flags] [-- server command...]",
 		Short: "Inspect and exercise MCP servers",
@@ -140,19 +183,11 @@ else the built-in defaults.
 		return &FlagError{Err: err, Hint: true}
 	})
 	addConfigFlags(root, f)
-	root.AddCommand(
-		NewCmdConnect(f, nil),
-		NewCmdList(f, nil),
-		NewCmdCall(f, nil),
-		NewCmdRead(f, nil),
-		NewCmdPrompt(f, nil),
-		NewCmdValidate(f, nil),
-		NewCmdSign(f),
-		NewCmdScaffold(f),
-		NewCmdVersion(f),
-		NewCmdServers(f, nil),
-		NewCmdCompletion(f),
-	)
+	for _, sc := range subcommands() {
+		if only == "" || sc.name == only {
+			root.AddCommand(sc.build(f))
+		}
+	}
 	registerCompletions(root, f)
 	return root
 }

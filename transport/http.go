@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -604,9 +605,13 @@ func isHTML(contentType string, body []byte) bool {
 	return len(t) > 0 && t[0] == '<' && bytes.Contains(bytes.ToLower(t[:min(len(t), 512)]), []byte("<html"))
 }
 
+// The HTML patterns are compiled on first use, not at start-up: only an
+// HTML error page needs them.
 var (
-	htmlDropRE = regexp.MustCompile(`(?is)<(script|style|head)\b.*?</(script|style|head)\s*>|<!--.*?-->`)
-	htmlTagRE  = regexp.MustCompile(`(?s)<[^>]*>`)
+	htmlDropRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)<(script|style|head)\b.*?</(script|style|head)\s*>|<!--.*?-->`)
+	})
+	htmlTagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<[^>]*>`) })
 )
 
 // maxExcerpt bounds [HTTPError.BodyExcerpt].
@@ -616,8 +621,8 @@ const maxExcerpt = 200
 func excerpt(body []byte, htmlBody bool) string {
 	s := string(body)
 	if htmlBody {
-		s = htmlDropRE.ReplaceAllString(s, " ")
-		s = htmlTagRE.ReplaceAllString(s, " ")
+		s = htmlDropRE().ReplaceAllString(s, " ")
+		s = htmlTagRE().ReplaceAllString(s, " ")
 		s = html.UnescapeString(s)
 	}
 	return truncateUTF8(collapseSpace(s), maxExcerpt)
