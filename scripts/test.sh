@@ -17,6 +17,9 @@ fi
 go vet ./...
 # MCPCTL_REQUIRE_INTEROP makes a missing reference server a failure, not a skip.
 MCPCTL_REQUIRE_INTEROP=1 go test -race -count=1 ./... "$@"
+# The memory bound, measured on a binary without the race detector's
+# shadow memory (under -race the test skips itself).
+go test -count=1 -run '^TestPeakRSS$' .
 # The official client conformance scenarios, against the real binary.
 bash scripts/conformance.sh
 # Every fuzz target for a few seconds: the parsers of untrusted input.
