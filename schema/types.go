@@ -329,7 +329,7 @@ func coerceEnum(text string, members []any) (any, bool, error) {
 	}
 	if v, err := decodeJSON([]byte(text)); err == nil {
 		for _, m := range members {
-			if jsonEqual(v, m) {
+			if sameJSON(v, m) {
 				return m, false, nil
 			}
 		}
@@ -431,47 +431,6 @@ func isNull(raw []byte) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }
 
-// jsonEqual compares decoded JSON values; numbers compare by value, so an
-// enum member 1.0 matches 1.
-func jsonEqual(a, b any) bool {
-	switch a := a.(type) {
-	case json.Number:
-		b, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		ra, okA := new(big.Rat).SetString(string(a))
-		rb, okB := new(big.Rat).SetString(string(b))
-		if !okA || !okB {
-			return a == b
-		}
-		return ra.Cmp(rb) == 0
-	case []any:
-		b, ok := b.([]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !jsonEqual(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		b, ok := b.(map[string]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for k, av := range a {
-			bv, ok := b[k]
-			if !ok || !jsonEqual(av, bv) {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b // nil, bool, string: comparable
-}
 
 // isJSONNumber reports whether s is a number as JSON writes it: no "+", no
 // leading zeros, digits on both sides of a ".".
