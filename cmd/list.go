@@ -36,7 +36,7 @@ pages merged, e.g. {"tools": [...]}.`,
   mcpctl list all --demo
   mcpctl list tools -l --demo
   mcpctl list -o json -- npx -y @modelcontextprotocol/server-everything | jq '.tools[].name'`,
-		ValidArgs: []string{"tools", "resources", "templates", "prompts", "all"},
+		ValidArgs: listKinds(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) > 1 {
@@ -230,4 +230,13 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// listKinds are the kinds list takes: the client's list methods, and "all".
+func listKinds() []string {
+	var kinds []string
+	for _, l := range client.ListMethods() {
+		kinds = append(kinds, l.Kind)
+	}
+	return append(kinds, "all")
 }

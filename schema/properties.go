@@ -25,10 +25,17 @@ type Property struct {
 // malformed, is an error. Types and descriptions come from the compiled
 // schema (see [Compile]), as arguments are typed: a schema that does not
 // compile lists its properties without types.
+//
+// When every property states its "type" outright (the common case), the
+// list is read from the schema's text and nothing is compiled: `mcpctl list`
+// shows many tools and calls none.
 func Properties(inputSchema json.RawMessage) ([]Property, error) {
 	sh, err := parseShape(inputSchema)
 	if err != nil {
 		return nil, err
+	}
+	if props, ok := plainProperties(sh); ok {
+		return props, nil
 	}
 	var v *argView
 	if len(sh.props) > 0 {
@@ -67,4 +74,54 @@ func Properties(inputSchema json.RawMessage) ([]Property, error) {
 		}
 	}
 	return append(req, opt...), nil
+}
+
+// plainProperties lists the properties of sh without compiling it, when
+// that gives what the compiled view would: every property has a "type" of
+// simple type names (which typing reads first, whatever else the property
+// says) and its own description, or no $ref to take one from.
+func plainProperties(sh *shape) ([]Property, bool) {
+	required := make(map[string]bool, len(sh.required))
+	for _, name := range sh.required {
+		required[name] = true
+	}
+	var req, opt []Property
+	for _, name := range sh.names {
+		var p struct {
+			Type        json.RawMessage `json:"type"`
+			Description string          `json:"description"`
+			Ref         *string         `json:"$ref"`
+		}
+		if err := json.Unmarshal(sh.props[name], &p); err != nil || len(p.Type) == 0 {
+			return nil, false
+		}
+		if p.Description == "" && p.Ref != nil {
+			return nil, false
+		}
+		var names []string
+		var one string
+		if json.Unmarshal(p.Type, &one) == nil {
+			names = []string{one}
+		} else if json.Unmarshal(p.Type, &names) != nil || len(names) == 0 {
+			return nil, false
+		}
+		for _, n := range names {
+			if !simpleTypes[n] {
+				return nil, false
+			}
+		}
+		prop := Property{Name: name, Type: valueType{types: appendNew(nil, names...)}.String(), Required: required[name], Description: p.Description}
+		if prop.Required {
+			req = append(req, prop)
+		} else {
+			opt = append(opt, prop)
+		}
+	}
+	for _, name := range sh.required {
+		if _, ok := sh.props[name]; !ok && required[name] {
+			req = append(req, Property{Name: name, Required: true})
+			required[name] = false
+		}
+	}
+	return append(req, opt...), true
 }

@@ -431,7 +431,6 @@ func isNull(raw []byte) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }
 
-
 // isJSONNumber reports whether s is a number as JSON writes it: no "+", no
 // leading zeros, digits on both sides of a ".".
 func isJSONNumber(s string) bool {
