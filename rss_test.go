@@ -16,7 +16,8 @@ import (
 )
 
 // TestPeakRSS checks issue 10's memory bound: a 100 MiB tools/call result
-// printed whole costs mcpctl at most 2× its size + 30 MiB of peak RSS.
+// printed whole costs mcpctl at most 2× its size + 30 MiB of peak RSS,
+// whether it comes as an application/json body or as one SSE event.
 //
 // mcpctl runs against a fault server in another process, over HTTP, so
 // mcpctl has no child of its own, and the peak the kernel reports for it
