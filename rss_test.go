@@ -16,7 +16,8 @@ import (
 )
 
 // TestPeakRSS checks issue 10's memory bound: a 100 MiB tools/call result
-// printed whole costs mcpctl at most 2× its size + 30 MiB of peak RSS.
+// printed whole costs mcpctl at most 2× its size + 30 MiB of peak RSS,
+// whether it comes as an application/json body or as one SSE event.
 //
 // mcpctl runs against a fault server in another process, over HTTP, so
 // mcpctl has no child of its own, and the peak the kernel reports for it
@@ -43,15 +44,22 @@ func TestPeakRSS(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rsslaunch is not on the test binary's PATH: %v", err)
 	}
-	url := startFaultServer(t, "huge-result", "-size", strconv.Itoa(size))
+	// The result comes as an application/json body, and (-sse) as one
+	// event of a text/event-stream body, whose parser must hold the event
+	// once too.
+	jsonURL := startFaultServer(t, "huge-result", "-size", strconv.Itoa(size))
+	sseURL := startFaultServer(t, "huge-result", "-size", strconv.Itoa(size), "-sse")
 
 	for _, tc := range []struct {
 		name     string
+		url      string
 		args     []string
 		minBytes int64
 	}{
-		{"text", nil, size + 1},                // the text and a newline
-		{"json", []string{"-o", "json"}, size}, // the text in a JSON document
+		{"text", jsonURL, nil, size + 1},                // the text and a newline
+		{"json", jsonURL, []string{"-o", "json"}, size}, // the text in a JSON document
+		{"sse_text", sseURL, nil, size + 1},
+		{"sse_json", sseURL, []string{"-o", "json"}, size},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
@@ -60,7 +68,7 @@ func TestPeakRSS(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			args := append([]string{"call", "fault", "--timeout", "120s", "--url", url, "--transport", "http"}, tc.args...)
+			args := append([]string{"call", "fault", "--timeout", "120s", "--url", tc.url, "--transport", "http"}, tc.args...)
 			report := filepath.Join(t.TempDir(), "peak")
 			cmd := exec.Command(launcher, append([]string{report, mcpctl}, args...)...)
 			var stderr bytes.Buffer
@@ -86,7 +94,7 @@ func TestPeakRSS(t *testing.T) {
 			t.Logf("peak RSS %d MiB for a %d MiB result (bound %d MiB; this test process's own peak, the floor of the measure: %d MiB)",
 				peak>>20, size>>20, bound>>20, selfPeak(t)>>20)
 			if peak > bound {
-				t.Errorf("mcpctl's peak RSS is %d MiB printing a %d MiB result (-o %s), want at most 2× + 30 MiB = %d MiB",
+				t.Errorf("mcpctl's peak RSS is %d MiB printing a %d MiB result (%s), want at most 2× + 30 MiB = %d MiB",
 					peak>>20, size>>20, tc.name, bound>>20)
 			}
 		})

@@ -478,14 +478,22 @@ func readChunked(r io.Reader, limit int64) (data []byte, tooLarge bool, err erro
 	case 1:
 		return chunks[0], false, err
 	}
-	// Joining a large body hands each chunk's memory back to the system
-	// once copied (debug.FreeOSMemory), so that the body and its chunks
-	// are never held whole at once: a 100 MB body then peaks at its size
-	// plus releaseEvery, not twice its size. The collections are cheap:
-	// the chunks hold no pointers.
+	return joinChunks(chunks, total), false, err
+}
+
+// joinChunks copies chunks, total bytes in all, into one slice of exactly
+// that size, setting each element of chunks to nil once copied.
+//
+// Joining a large message hands each chunk's memory back to the system
+// once copied (debug.FreeOSMemory), so that the message and its chunks
+// are never held whole at once: a 100 MB body then peaks at its size
+// plus releaseEvery, not twice its size. The collections are cheap: the
+// chunks hold no pointers. The caller must hold no other reference to the
+// chunks for their memory to go.
+func joinChunks(chunks [][]byte, total int64) []byte {
 	release := total >= releaseAbove
 	var copied int
-	data = make([]byte, 0, total)
+	data := make([]byte, 0, total)
 	for i, c := range chunks {
 		data = append(data, c...)
 		chunks[i] = nil
@@ -494,7 +502,7 @@ func readChunked(r io.Reader, limit int64) (data []byte, tooLarge bool, err erro
 			copied = 0
 		}
 	}
-	return data, false, err
+	return data
 }
 
 // A body of at least releaseAbove bytes of unknown size is joined handing

@@ -23,8 +23,11 @@ type sseEvent struct {
 // "event stream interpretation" rules: CRLF, LF and CR line endings; ':'
 // comments; the fields event, data, id and retry; a blank line dispatches.
 //
-// An event's data is held once: the buffer of a single data line becomes
-// the event's data without a copy. With max set, an event whose data (or
+// An event's data is held about once: a data line longer than spill bytes
+// is not grown by appending (which copies it at each doubling and leaves
+// the old arrays to the GC) but read straight into the event's data, in
+// chunks of growing size that are joined once, into a slice of the exact
+// size, when the event is dispatched. With max set, an event whose data (or
 // any one line) exceeds max bytes is skipped as it is read: Next reports an
 // [*eventTooLargeError] as soon as the event goes over the limit; if the
 // caller reads on, the rest of the event is discarded, never buffered, and
@@ -54,19 +57,119 @@ type sseReader struct {
 	retry    time.Duration
 	retrySet bool
 
-	// The event being built.
-	data      []byte
+	// The event being built: its data fields joined with "\n".
+	data      eventData
 	hasData   bool
 	eventType string
 
-	line    []byte // the current line, reused
-	afterCR bool   // the last line ended with CR: skip one LF
-	started bool   // the byte-order mark check is done
+	// line is the current line, reused; a data line streamed into data
+	// keeps its start only (at least sniffLen bytes, for a cut).
+	line    []byte
+	lineLen int  // the length of the current line so far
+	afterCR bool // the last line ended with CR: skip one LF
+	started bool // the byte-order mark check is done
+
+	// spill is the length beyond which a data line is read into data
+	// directly rather than into line. streaming tells that the current
+	// line is such a line; lineStart is the length data had before it
+	// (and its separator).
+	spill     int
+	streaming bool
+	lineStart int64
 }
+
+// defaultSpill is sseReader.spill: lines up to it are read whole, which
+// costs little; beyond, a data line goes straight into the event's data.
+const defaultSpill = 64 << 10
 
 // newSSEReader returns a parser of r whose last event ID starts as lastID.
 func newSSEReader(r io.Reader, lastID string) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 64<<10), lastID: lastID, idBuf: lastID}
+	return &sseReader{r: bufio.NewReaderSize(r, 64<<10), lastID: lastID, idBuf: lastID, spill: defaultSpill}
+}
+
+// eventData accumulates the data of an event in chunks of growing size, as
+// [readChunked] reads a body: nothing is copied while the data grows, and
+// take joins the chunks once into a slice of the exact size.
+type eventData struct {
+	chunks [][]byte // the last one may have room left
+	n      int64    // bytes held
+	// first is the first chunk, kept from one event to the next: small
+	// events, the usual ones, then allocate only their own copy.
+	first []byte
+}
+
+// write appends b.
+func (d *eventData) write(b []byte) {
+	for len(b) > 0 {
+		k := len(d.chunks)
+		if k == 0 || len(d.chunks[k-1]) == cap(d.chunks[k-1]) {
+			var c []byte
+			switch {
+			case k == 0 && d.first != nil:
+				c = d.first[:0]
+			case k == 0:
+				c = make([]byte, 0, firstChunk)
+				d.first = c
+			default:
+				c = make([]byte, 0, min(2*cap(d.chunks[k-1]), maxChunk))
+			}
+			d.chunks = append(d.chunks, c)
+			k++
+		}
+		last := d.chunks[k-1]
+		m := min(len(b), cap(last)-len(last))
+		d.chunks[k-1] = append(last, b[:m]...)
+		d.n += int64(m)
+		b = b[m:]
+	}
+}
+
+// writeByte appends c.
+func (d *eventData) writeByte(c byte) { d.write([]byte{c}) }
+
+// head returns a copy of the first n bytes held (fewer if fewer are).
+func (d *eventData) head(n int64) []byte {
+	out := make([]byte, 0, min(n, d.n))
+	for _, c := range d.chunks {
+		if int64(len(out)) >= n {
+			break
+		}
+		out = append(out, c[:min(int64(len(c)), n-int64(len(out)))]...)
+	}
+	return out
+}
+
+// take returns the data held, in a slice of its own of the exact size,
+// and empties d. Each chunk but the reused first one is released as it is
+// copied (see [joinChunks]).
+func (d *eventData) take() []byte {
+	var out []byte
+	switch len(d.chunks) {
+	case 0:
+	case 1:
+		// Small: copied, the chunk is reused.
+		out = make([]byte, d.n)
+		copy(out, d.chunks[0])
+	default:
+		out = joinChunks(d.chunks, d.n) // first still holds the first chunk
+	}
+	d.reset()
+	return out
+}
+
+// reset forgets the data held, keeping the first chunk for the next event.
+func (d *eventData) reset() {
+	clear(d.chunks)
+	d.chunks, d.n = d.chunks[:0], 0
+}
+
+// held returns the bytes of memory d holds, for tests.
+func (d *eventData) held() int {
+	total := cap(d.first)
+	for _, c := range d.chunks[min(1, len(d.chunks)):] {
+		total += cap(c)
+	}
+	return total
 }
 
 // sniffLen is how much of an oversized event's data is kept, to tell whose
@@ -99,6 +202,17 @@ func (p *sseReader) Next() (sseEvent, error) {
 			if len(line) > 0 && line[0] != ':' {
 				p.overflow(line)
 			}
+			p.streaming = false
+			if big := p.reported(); big != nil {
+				return sseEvent{}, big
+			}
+			continue
+		}
+		if p.streaming {
+			// A long data line, read into data already.
+			p.streaming = false
+			p.hasData = true
+			p.checkSize()
 			if big := p.reported(); big != nil {
 				return sseEvent{}, big
 			}
@@ -112,18 +226,18 @@ func (p *sseReader) Next() (sseEvent, error) {
 				continue
 			}
 			p.lastID = p.idBuf
-			// Each data line appended a "\n"; the last one is removed.
 			// WHATWG dispatches "data:" with an empty value as an empty
 			// message; MCP uses such events only to prime resumption
 			// (an id, a retry), so they are not dispatched here.
-			if !p.hasData || len(p.data) == 1 {
-				p.data, p.hasData, p.eventType = p.data[:0], false, ""
+			if !p.hasData || p.data.n == 0 {
+				p.data.reset()
+				p.hasData, p.eventType = false, ""
 				continue
 			}
-			ev := sseEvent{Type: p.eventType, ID: p.lastID}
-			ev.Data = p.data[:len(p.data)-1]
-			// The caller owns ev.Data: start a fresh buffer.
-			p.data, p.hasData, p.eventType = nil, false, ""
+			// The caller owns ev.Data: one slice of the exact size, the
+			// only copy of the data the parser makes.
+			ev := sseEvent{Type: p.eventType, ID: p.lastID, Data: p.data.take()}
+			p.hasData, p.eventType = false, ""
 			return ev, nil
 		}
 		if p.tooBig {
@@ -134,12 +248,17 @@ func (p *sseReader) Next() (sseEvent, error) {
 			continue
 		}
 		p.field(line)
-		if p.max > 0 && int64(len(p.data)) > p.max+1 {
-			p.overflow(nil)
-			if big := p.reported(); big != nil {
-				return sseEvent{}, big
-			}
+		p.checkSize()
+		if big := p.reported(); big != nil {
+			return sseEvent{}, big
 		}
+	}
+}
+
+// checkSize marks the event too large if its data went over max.
+func (p *sseReader) checkSize() {
+	if p.max > 0 && p.data.n > p.max {
+		p.overflow(nil)
 	}
 }
 
@@ -155,8 +274,9 @@ func (p *sseReader) reported() error {
 
 // reset forgets the event being built.
 func (p *sseReader) reset() {
-	p.data, p.hasData, p.eventType = p.data[:0], false, ""
-	p.tooBig, p.head, p.lineCut, p.report = false, nil, false, false
+	p.data.reset()
+	p.hasData, p.eventType = false, ""
+	p.tooBig, p.head, p.lineCut, p.report, p.streaming = false, nil, false, false, false
 }
 
 // overflow marks the current event as too large, keeping the start of its
@@ -167,13 +287,20 @@ func (p *sseReader) overflow(line []byte) {
 		return
 	}
 	p.tooBig, p.report = true, true
-	src := p.data
-	if len(src) == 0 && bytes.HasPrefix(line, []byte("data:")) {
-		src = bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+	if p.hasData || !bytes.HasPrefix(line, []byte("data:")) {
+		// The data of the lines before: not the separator nor the part
+		// of a line cut short that was read into data.
+		n := p.data.n
+		if p.streaming {
+			n = p.lineStart
+		}
+		p.head = p.data.head(min(n, sniffLen))
+	} else {
+		value := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+		p.head = bytes.Clone(value[:min(len(value), sniffLen)])
 	}
-	src = bytes.TrimSuffix(src, []byte("\n")) // the separator data lines get
-	p.head = bytes.Clone(src[:min(len(src), sniffLen)])
-	p.data, p.hasData = nil, false
+	p.data.reset()
+	p.hasData = false
 	if cap(p.line) > 64<<10 {
 		p.line = nil
 	}
@@ -195,15 +322,10 @@ func (p *sseReader) field(line []byte) {
 	case "event":
 		p.eventType = string(value)
 	case "data":
-		if !p.hasData && len(value) > 64<<10 {
-			// A big single line: its buffer becomes the event's data, so
-			// the message is held once. The line buffer starts afresh.
-			p.data = append(value, '\n')
-			p.line = nil
-		} else {
-			p.data = append(p.data, value...)
-			p.data = append(p.data, '\n')
+		if p.hasData {
+			p.data.writeByte('\n')
 		}
+		p.data.write(value)
 		p.hasData = true
 	case "id":
 		if bytes.IndexByte(value, 0) < 0 {
@@ -232,8 +354,12 @@ func (p *sseReader) field(line []byte) {
 // max is cut: its start (up to sniffLen bytes) is returned at once with
 // lineCut set, and the next call first discards the rest of it as it
 // arrives.
+//
+// A data line longer than spill is read into the event's data as it
+// arrives, with its separator: readLine then sets streaming and returns
+// the line's start only.
 func (p *sseReader) readLine() ([]byte, error) {
-	p.line = p.line[:0]
+	p.line, p.lineLen = p.line[:0], 0
 	limit := -1
 	if p.max > 0 {
 		limit = int(min(p.max+int64(len("data: \n")), int64(^uint(0)>>1)))
@@ -287,10 +413,11 @@ func (p *sseReader) readLine() ([]byte, error) {
 		if end >= 0 {
 			seg = buf[:end]
 		}
-		if limit >= 0 && len(p.line)+len(seg) > limit {
+		if limit >= 0 && p.lineLen+len(seg) > limit {
 			// Too long: keep its start, return now, discard the rest
 			// later. What is kept does not depend on how reads split
-			// the input: there are more than limit bytes by now.
+			// the input: there are more than limit bytes by now. line
+			// holds the whole line so far when it is shorter than keep.
 			keep := min(sniffLen, limit+1)
 			if len(p.line) < keep {
 				p.line = append(p.line, seg[:keep-len(p.line)]...)
@@ -306,12 +433,41 @@ func (p *sseReader) readLine() ([]byte, error) {
 			}
 			return p.line, nil
 		}
-		p.line = append(p.line, seg...)
+		p.lineLen += len(seg)
+		p.keepLine(seg)
 		if end >= 0 {
 			p.afterCR = buf[end] == '\r'
 			p.r.Discard(end + 1)
 			return p.line, nil
 		}
 		p.r.Discard(len(buf))
+	}
+}
+
+// keepLine adds seg, the next bytes of the current line, to line, or to
+// the event's data once the line is a data line longer than spill.
+func (p *sseReader) keepLine(seg []byte) {
+	if !p.streaming && !p.tooBig && len(p.line)+len(seg) > p.spill {
+		// The line just got long: a data line goes to the data from now
+		// on, its start included.
+		take := max(p.spill-len(p.line), 0)
+		p.line = append(p.line, seg[:take]...)
+		seg = seg[take:]
+		if bytes.HasPrefix(p.line, []byte("data:")) {
+			p.streaming, p.lineStart = true, p.data.n
+			if p.hasData {
+				p.data.writeByte('\n')
+			}
+			p.data.write(bytes.TrimPrefix(p.line[len("data:"):], []byte(" ")))
+		}
+	}
+	if !p.streaming {
+		p.line = append(p.line, seg...)
+		return
+	}
+	p.data.write(seg)
+	// Keep the start of the line, for the head of a line cut short.
+	if n := sniffLen - len(p.line); n > 0 {
+		p.line = append(p.line, seg[:min(n, len(seg))]...)
 	}
 }

@@ -12,10 +12,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// parseAll returns every event of input and the reader's final state.
-func parseAll(t testing.TB, r io.Reader, seed string) ([]sseEvent, *sseReader) {
+// smallSpill is a spill length that sends short data lines straight into
+// the event's data, so that the tests and the fuzzer go that way too.
+const smallSpill = len("data: ") + 2
+
+// parseAll returns every event of input and the reader's final state;
+// spill is the reader's spill (0: the default).
+func parseAll(t testing.TB, r io.Reader, seed string, spill int) ([]sseEvent, *sseReader) {
 	t.Helper()
 	p := newSSEReader(r, seed)
+	if spill > 0 {
+		p.spill = spill
+	}
 	var evs []sseEvent
 	for {
 		ev, err := p.Next()
@@ -154,17 +162,20 @@ func TestSSEParse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// Every chunking must give the same result: whole, and one
-			// byte per read (which splits CRLF pairs and the BOM).
-			for _, r := range []io.Reader{strings.NewReader(tt.in), iotest.OneByteReader(strings.NewReader(tt.in))} {
-				got, p := parseAll(t, r, tt.seed)
-				if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b []byte) bool { return bytes.Equal(a, b) })); diff != "" {
-					t.Errorf("events (-want +got):\n%s", diff)
-				}
-				if p.lastID != tt.wantID {
-					t.Errorf("last event ID = %q, want %q", p.lastID, tt.wantID)
-				}
-				if p.retry != tt.wantRetry {
-					t.Errorf("retry = %v, want %v", p.retry, tt.wantRetry)
+			// byte per read (which splits CRLF pairs and the BOM); and so
+			// must reading data lines into the event's data directly.
+			for _, spill := range []int{0, smallSpill} {
+				for _, r := range []io.Reader{strings.NewReader(tt.in), iotest.OneByteReader(strings.NewReader(tt.in))} {
+					got, p := parseAll(t, r, tt.seed, spill)
+					if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b []byte) bool { return bytes.Equal(a, b) })); diff != "" {
+						t.Errorf("events (-want +got):\n%s", diff)
+					}
+					if p.lastID != tt.wantID {
+						t.Errorf("last event ID = %q, want %q", p.lastID, tt.wantID)
+					}
+					if p.retry != tt.wantRetry {
+						t.Errorf("retry = %v, want %v", p.retry, tt.wantRetry)
+					}
 				}
 			}
 		})
@@ -183,11 +194,15 @@ func TestSSEParseReadError(t *testing.T) {
 }
 
 // parseLimited reads every event of input with a size limit, writing each
-// as its data or "too big: HEAD" for a skipped one.
-func parseLimited(t testing.TB, r io.Reader, max int64) ([]string, *sseReader) {
+// as its data or "too big: HEAD" for a skipped one; spill is the
+// reader's spill (0: the default).
+func parseLimited(t testing.TB, r io.Reader, max int64, spill int) ([]string, *sseReader) {
 	t.Helper()
 	p := newSSEReader(r, "")
 	p.max = max
+	if spill > 0 {
+		p.spill = spill
+	}
 	var out []string
 	for {
 		ev, err := p.Next()
@@ -229,13 +244,15 @@ func TestSSEParseLimit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, r := range []io.Reader{strings.NewReader(tt.in), iotest.OneByteReader(strings.NewReader(tt.in))} {
-				got, p := parseLimited(t, r, tt.max)
-				if diff := cmp.Diff(tt.want, got); diff != "" {
-					t.Errorf("events (-want +got):\n%s", diff)
-				}
-				if p.lastID != tt.wantID {
-					t.Errorf("last event ID = %q, want %q", p.lastID, tt.wantID)
+			for _, spill := range []int{0, smallSpill} {
+				for _, r := range []io.Reader{strings.NewReader(tt.in), iotest.OneByteReader(strings.NewReader(tt.in))} {
+					got, p := parseLimited(t, r, tt.max, spill)
+					if diff := cmp.Diff(tt.want, got); diff != "" {
+						t.Errorf("spill %d: events (-want +got):\n%s", spill, diff)
+					}
+					if p.lastID != tt.wantID {
+						t.Errorf("spill %d: last event ID = %q, want %q", spill, p.lastID, tt.wantID)
+					}
 				}
 			}
 		})
@@ -251,8 +268,8 @@ func TestSSEParseLimitMemory(t *testing.T) {
 	if _, err := p.Next(); err == nil {
 		t.Fatal("no error for the big event")
 	}
-	if cap(p.line) > 2<<20 || cap(p.data) > 2<<20 {
-		t.Errorf("buffers of %d and %d bytes", cap(p.line), cap(p.data))
+	if cap(p.line) > 2<<20 || p.data.held() > 2<<20 {
+		t.Errorf("buffers of %d and %d bytes", cap(p.line), p.data.held())
 	}
 	ev, err := p.Next()
 	if err != nil || string(ev.Data) != "after" {
@@ -284,7 +301,7 @@ func TestSSEParseHuge(t *testing.T) {
 	in.WriteString("id: big\nevent: message\ndata: ")
 	in.Write(payload)
 	in.WriteString("\r\n\r\ndata: after\n\n")
-	evs, p := parseAll(t, &in, "")
+	evs, p := parseAll(t, &in, "", 0)
 	if len(evs) != 2 {
 		t.Fatalf("got %d events, want 2", len(evs))
 	}
@@ -293,6 +310,75 @@ func TestSSEParseHuge(t *testing.T) {
 	}
 	if string(evs[1].Data) != "after" || p.lastID != "big" {
 		t.Fatalf("second event %q, last id %q", evs[1].Data, p.lastID)
+	}
+}
+
+// TestSSEParseLongLines: data lines longer than the spill length, read
+// into the event's data as they arrive in chunks, give the same events as
+// short ones, each in a slice of its exact size; cut short or over the
+// limit, they give the same heads.
+func TestSSEParseLongLines(t *testing.T) {
+	a := strings.Repeat("a", defaultSpill+100) // just over the spill
+	// Several chunks of each size, of bytes that differ from one position
+	// to the next but hold no line end.
+	b := strings.NewReplacer("\n", "N", "\r", "R").Replace(string(pattern(3*maxChunk + firstChunk + 7)))
+	tests := []struct {
+		name string
+		in   string
+		max  int64
+		want []string
+	}{
+		{"one long line", "data: " + b + "\n\n", 0, []string{b}},
+		{"no space after the colon", "data:" + b + "\r\n\r\n", 0, []string{b}},
+		{"long lines between short ones", "data: x\ndata: " + a + "\ndata: " + b + "\ndata:\n\n", 0, []string{"x\n" + a + "\n" + b + "\n"}},
+		{"events after a long one", "id: 1\ndata: " + b + "\r\rdata: y\r\r", 0, []string{b, "y"}},
+		{"long event and comment lines", ": " + a + "\nevent: " + a + "\ndata: z\n\n", 0, []string{"z"}},
+		{"long line under the limit", "data: " + a + "\n\n", int64(len(a)), []string{a}},
+		{"long line cut", "data: " + b + "\n\ndata: ok\n\n", int64(len(a)), []string{"too big: " + b[:sniffLen-len("data: ")], "ok"}},
+		{"long line cut after short ones", "data: x\ndata: " + b + "\n\ndata: ok\n\n", int64(len(a)), []string{"too big: x", "ok"}},
+		{"long lines add up", "data: " + a + "\ndata: " + a + "\n\ndata: ok\n\n", int64(len(a)) + 10, []string{"too big: " + a[:sniffLen], "ok"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			readers := []io.Reader{strings.NewReader(tt.in), iotest.HalfReader(strings.NewReader(tt.in))}
+			if len(tt.in) < 1<<20 {
+				readers = append(readers, iotest.OneByteReader(strings.NewReader(tt.in)))
+			}
+			for i, r := range readers {
+				p := newSSEReader(r, "")
+				p.max = tt.max
+				var got []string
+				for {
+					ev, err := p.Next()
+					var big *eventTooLargeError
+					if errors.As(err, &big) {
+						got = append(got, "too big: "+string(big.Head))
+						continue
+					}
+					if errors.Is(err, io.EOF) {
+						break
+					}
+					if err != nil {
+						t.Fatalf("reader %d: Next: %v", i, err)
+					}
+					if cap(ev.Data) != len(ev.Data) {
+						t.Errorf("reader %d: event of %d bytes held in %d", i, len(ev.Data), cap(ev.Data))
+					}
+					got = append(got, string(ev.Data))
+				}
+				if len(got) != len(tt.want) {
+					t.Fatalf("reader %d: %d events, want %d", i, len(got), len(tt.want))
+				}
+				for j := range got {
+					if got[j] != tt.want[j] {
+						t.Errorf("reader %d: event %d differs: %d bytes %.40q…, want %d bytes %.40q…", i, j, len(got[j]), got[j], len(tt.want[j]), tt.want[j])
+					}
+				}
+				if held := p.data.held(); held > firstChunk {
+					t.Errorf("reader %d: the parser holds %d bytes of data after the events", i, held)
+				}
+			}
+		})
 	}
 }
 
@@ -310,8 +396,15 @@ func FuzzSSEParse(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		whole, p1 := parseAll(t, bytes.NewReader(in), "s")
-		bytewise, p2 := parseAll(t, iotest.OneByteReader(bytes.NewReader(in)), "s")
+		whole, p1 := parseAll(t, bytes.NewReader(in), "s", 0)
+		bytewise, p2 := parseAll(t, iotest.OneByteReader(bytes.NewReader(in)), "s", 0)
+		// Data lines read into the event's data directly give the same
+		// events.
+		spilled, p3 := parseAll(t, iotest.OneByteReader(bytes.NewReader(in)), "s", smallSpill)
+		if !cmp.Equal(whole, spilled, cmp.Comparer(func(a, b []byte) bool { return bytes.Equal(a, b) })) ||
+			p1.lastID != p3.lastID || p1.retry != p3.retry {
+			t.Fatalf("spilling long data lines changes the events: %q vs %q", whole, spilled)
+		}
 		if len(whole) != len(bytewise) {
 			t.Fatalf("%d events whole, %d byte by byte", len(whole), len(bytewise))
 		}
@@ -324,10 +417,14 @@ func FuzzSSEParse(f *testing.F) {
 			t.Fatalf("state differs: %q/%v vs %q/%v", p1.lastID, p1.retry, p2.lastID, p2.retry)
 		}
 		// With a limit too, chunking changes nothing.
-		lw, _ := parseLimited(t, bytes.NewReader(in), 16)
-		lb, _ := parseLimited(t, iotest.OneByteReader(bytes.NewReader(in)), 16)
+		lw, _ := parseLimited(t, bytes.NewReader(in), 16, 0)
+		lb, _ := parseLimited(t, iotest.OneByteReader(bytes.NewReader(in)), 16, 0)
 		if !cmp.Equal(lw, lb) {
 			t.Fatalf("with a limit: %q whole, %q byte by byte", lw, lb)
+		}
+		ls, _ := parseLimited(t, bytes.NewReader(in), 16, smallSpill)
+		if !cmp.Equal(lw, ls) {
+			t.Fatalf("with a limit: %q, %q spilling long data lines", lw, ls)
 		}
 	})
 }

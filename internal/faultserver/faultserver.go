@@ -7,7 +7,7 @@
 //	faultserver [-log FILE] [-pidfile FILE] [-ready FILE] [-http ADDR]
 //	            [-n N] [-size BYTES] [-page-size N] [-delay D] [-method M]
 //	            [-secret-env NAME] [-redirect-host HOST] [-target-log FILE]
-//	            [-lifetime D] MODE
+//	            [-lifetime D] [-sse] MODE
 //
 // It is written at the raw JSON-RPC level rather than with the official
 // SDK, which will not send most of these faults. Outside its fault, every
@@ -93,6 +93,11 @@
 //     so a script can see which session's answer a command shows.
 //   - http-401: everything gets 401 with a WWW-Authenticate challenge.
 //
+// With -sse, an HTTP server answers every POST that carries requests with
+// a text/event-stream body, one event per message, where it would send one
+// application/json body: huge-result then delivers its -size text as one
+// SSE event.
+//
 // Two modes are checks for scripts, not servers: check-utf8 FILE fails
 // unless FILE is valid UTF-8, and check-size MAX FILE fails if FILE holds
 // more than MAX bytes.
@@ -144,6 +149,9 @@ type Config struct {
 	RedirectHost string
 	// TargetLog is -target-log.
 	TargetLog string
+	// SSE is -sse: over HTTP, answers come as text/event-stream, never as
+	// an application/json body.
+	SSE bool
 }
 
 // mode describes one mode: where it works and its defaults.
@@ -273,6 +281,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.WriteClo
 	fs.StringVar(&cfg.SecretEnv, "secret-env", "", "echo-secret over stdio: the environment variable `NAME` to echo (default FAULT_SECRET)")
 	fs.StringVar(&cfg.RedirectHost, "redirect-host", "", "redirect-other-origin: the `host` to redirect to (default 127.0.0.1)")
 	fs.StringVar(&cfg.TargetLog, "target-log", "", "redirect-other-origin: log the requests the other origin gets to `FILE`")
+	fs.BoolVar(&cfg.SSE, "sse", false, "HTTP: answer POSTs with text/event-stream, one event per message, never application/json")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: faultserver [flags] {%s}\n       faultserver check-utf8 FILE\n       faultserver check-size MAX FILE\n",
 			strings.Join(Modes(), "|"))
@@ -304,6 +313,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.WriteClo
 		return exitUsage
 	case *httpAddr == "" && !m.stdio:
 		fmt.Fprintf(stderr, "faultserver: mode %s needs -http ADDR\n", cfg.Mode)
+		return exitUsage
+	case *httpAddr == "" && cfg.SSE:
+		fmt.Fprintln(stderr, "faultserver: -sse needs -http ADDR")
 		return exitUsage
 	}
 	cfg = cfg.withDefaults()

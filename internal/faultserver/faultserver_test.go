@@ -198,3 +198,53 @@ func TestParseSize(t *testing.T) {
 		t.Error(`parseSize("lots") succeeded`)
 	}
 }
+
+// TestSSEAnswers checks -sse: a POST's single answer comes as one
+// text/event-stream event rather than an application/json body.
+func TestSSEAnswers(t *testing.T) {
+	tests := []struct {
+		name     string
+		cfg      Config
+		body     string
+		wantType string
+		wantBody string
+	}{
+		{"json by default", Config{Mode: "ok"}, initReq, "application/json", `{"jsonrpc":"2.0","id":1,`},
+		{"initialize", Config{Mode: "ok", SSE: true}, initReq, "text/event-stream", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,"},
+		{"huge result", Config{Mode: "huge-result", Size: 1 << 20, SSE: true}, callReq,
+			"text/event-stream", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := Handler(context.Background(), tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			resp, err := srv.Client().Post(srv.URL+"/mcp", "application/json", strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Header.Get("Content-Type"); got != tc.wantType {
+				t.Errorf("Content-Type %q, want %q", got, tc.wantType)
+			}
+			if !strings.HasPrefix(string(body), tc.wantBody) {
+				t.Errorf("body starts %.100q, want %q", body, tc.wantBody)
+			}
+			if tc.cfg.SSE {
+				if n := strings.Count(string(body), "\n"); n != 3 || !strings.HasSuffix(string(body), "\n\n") {
+					t.Errorf("body has %d line ends, want one event of one data line: %.100q…", n, body)
+				}
+			}
+			if tc.cfg.Mode == "huge-result" && !strings.Contains(string(body), `END","type":"text"}]`) {
+				t.Errorf("the huge text did not arrive whole (%d bytes)", len(body))
+			}
+		})
+	}
+}

@@ -326,7 +326,7 @@ func (s *server) servePost(w http.ResponseWriter, r *http.Request, body []byte) 
 		}
 		out = append(out, msgs...)
 	}
-	if len(out) == 1 {
+	if len(out) == 1 && !s.cfg.SSE {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(out[0])
 		return
@@ -336,7 +336,10 @@ func (s *server) servePost(w http.ResponseWriter, r *http.Request, body []byte) 
 	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, msg := range out {
-		fmt.Fprintf(bw, "event: message\ndata: %s\n\n", msg)
+		// Written piece by piece: a huge message is not copied again.
+		bw.WriteString("event: message\ndata: ")
+		bw.Write(msg)
+		bw.WriteString("\n\n")
 	}
 	bw.Flush()
 }
