@@ -417,7 +417,9 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 		},
 	}
 	if !o.LintsResults {
-		opts.OnResult = f.resultChecks(o.Strict).check
+		rc := f.resultChecks(o.Strict)
+		rc.prepare(o.ProtocolVersion)
+		opts.OnResult = rc.check
 	}
 	if o.Elicit != "" {
 		el, err := elicitation(o.Elicit)

@@ -12,6 +12,11 @@ import (
 // official schema of the negotiated revision (the client calls check for
 // each one). A violation is a warning naming the JSON pointer and the
 // definition; with --strict the run then ends with exit 5.
+//
+// Checking costs milliseconds the first time a definition is compiled, so
+// it is done off the read loop, by one goroutine, while the command goes on;
+// [resultChecks.wait] waits for it before the run ends. [resultChecks.prepare]
+// compiles the usual definitions while the server starts.
 type resultChecks struct {
 	f      *Factory
 	strict bool
@@ -20,6 +25,15 @@ type resultChecks struct {
 	mu      sync.Mutex
 	count   int // violations found
 	methods map[string]bool
+	queue   []checkJob
+	running bool           // a goroutine is draining queue
+	pending sync.WaitGroup // jobs queued and not yet checked
+}
+
+// checkJob is one result to check.
+type checkJob struct {
+	method, version string
+	result          json.RawMessage
 }
 
 // resultChecks returns the run's result checker, built on first use.
@@ -32,12 +46,59 @@ func (f *Factory) resultChecks(strict bool) *resultChecks {
 	return st.results
 }
 
-// check validates one result. It runs on the client's read loop: it only
-// computes and prints.
+// prepare compiles, in the background, the definitions most commands need,
+// for the revision mcpctl offers: what it costs overlaps with the server
+// starting and answering.
+func (r *resultChecks) prepare(version string) {
+	go r.checker.Prepare(version, "initialize", "tools/list", "tools/call")
+}
+
+// check queues one result for checking. It runs on the client's read loop,
+// so it only queues; a result too large to check is not kept.
 func (r *resultChecks) check(method, version string, result json.RawMessage) {
 	if schema.ResultDefinition(version, method) == "" {
 		return
 	}
+	if int64(len(result)) > schema.MaxCheckSize {
+		return
+	}
+	r.pending.Add(1)
+	r.mu.Lock()
+	r.queue = append(r.queue, checkJob{method, version, result})
+	start := !r.running
+	r.running = true
+	r.mu.Unlock()
+	if start {
+		go r.drain()
+	}
+}
+
+// drain checks queued results until the queue is empty.
+func (r *resultChecks) drain() {
+	for {
+		r.mu.Lock()
+		if len(r.queue) == 0 {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		j := r.queue[0]
+		r.queue = r.queue[1:]
+		r.mu.Unlock()
+		r.run(j.method, j.version, j.result)
+		r.pending.Done()
+	}
+}
+
+// wait returns when every queued result has been checked.
+func (r *resultChecks) wait() {
+	if r != nil {
+		r.pending.Wait()
+	}
+}
+
+// run checks one result and reports its violations.
+func (r *resultChecks) run(method, version string, result json.RawMessage) {
 	vs, err := r.checker.CheckResult(version, method, result)
 	w := r.f.Warner()
 	red := r.f.Redactor()

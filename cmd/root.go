@@ -66,6 +66,7 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	err := root.ExecuteContext(ctx)
+	f.state().results.wait()
 	if err == nil {
 		err = f.state().results.err()
 	}

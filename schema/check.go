@@ -150,6 +150,18 @@ func (c *Checker) CheckResult(version, method string, result []byte) ([]Violatio
 	return c.check(version, def, result, true)
 }
 
+// Prepare compiles, ahead of use, the result definitions of methods in
+// version, so that a caller can do it while it waits for something else (a
+// server starting). Unknown methods are skipped; errors are left for the
+// checks to report.
+func (c *Checker) Prepare(version string, methods ...string) {
+	for _, m := range methods {
+		if def := ResultDefinition(version, m); def != "" {
+			_, _ = c.definition(version, def)
+		}
+	}
+}
+
 // CheckNotification checks a notification from the server, given by its
 // method and params (nil or empty when it had none), against the official
 // definition of the whole message, so paths start with "/params". Methods
@@ -318,18 +330,121 @@ func officialDefinitions(version string) (*definitions, error) {
 	if err != nil {
 		return nil, err
 	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(data, &doc); err != nil {
+	// The embedded schemas are valid JSON (TestOfficialMembers holds them
+	// to encoding/json's reading): members are split without validating
+	// them again, which decoding 170 KB with encoding/json would cost a
+	// one-shot command several milliseconds.
+	doc, err := objectMembers(data)
+	if err != nil {
 		return nil, fmt.Errorf("the official schema of %s: %w", version, err)
 	}
 	d := &definitions{schema: doc["$schema"], key: "$defs", version: version}
 	if _, ok := doc[d.key]; !ok {
 		d.key = "definitions"
 	}
-	if err := json.Unmarshal(doc[d.key], &d.raw); err != nil {
+	if d.raw, err = objectMembers(doc[d.key]); err != nil {
 		return nil, fmt.Errorf("the official schema of %s: %s: %w", version, d.key, err)
 	}
 	return d, nil
+}
+
+// objectMembers splits a JSON object that is known to be valid into its
+// members, by name, without decoding their values. Names must need no
+// unescaping (the official schemas' names are plain).
+func objectMembers(data []byte) (map[string]json.RawMessage, error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	out := map[string]json.RawMessage{}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return out, nil
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return nil, fmt.Errorf("expected a member name at byte %d", i)
+		}
+		end := skipString(data, i)
+		name := data[i+1 : end-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			return nil, fmt.Errorf("member name %q has escapes", name)
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return nil, fmt.Errorf("expected ':' at byte %d", i)
+		}
+		start := skipSpace(data, i+1)
+		stop := skipValue(data, start)
+		if stop <= start {
+			return nil, fmt.Errorf("expected a value at byte %d", start)
+		}
+		out[string(name)] = json.RawMessage(data[start:stop])
+		i = skipSpace(data, stop)
+		if i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
+			continue
+		}
+		if i < len(data) && data[i] == '}' {
+			return out, nil
+		}
+		return nil, fmt.Errorf("expected ',' or '}' at byte %d", i)
+	}
+	return nil, errors.New("unterminated object")
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at data[i].
+func skipString(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(data)
+}
+
+// skipValue returns the index just past the value starting at data[i]:
+// strings and brackets are matched, anything else runs to a delimiter.
+func skipValue(data []byte, i int) int {
+	depth := 0
+	for j := i; j < len(data); j++ {
+		switch c := data[j]; c {
+		case '"':
+			j = skipString(data, j) - 1
+			if depth == 0 {
+				return j + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j // the end of the enclosing container
+			}
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case ',':
+			if depth == 0 {
+				return j
+			}
+		case ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return len(data)
 }
 
 // compileDefinition compiles one official definition. Only the
@@ -342,6 +457,7 @@ func compileDefinition(d *definitions, def string) (*Schema, error) {
 		return nil, fmt.Errorf("the official schema of %s has no definition %q: %w", version, def, errNoDefinition)
 	}
 	needed := map[string]json.RawMessage{}
+	asDraft07 := true // see draft07Equivalent
 	queue := []string{def}
 	for len(queue) > 0 {
 		name := queue[0]
@@ -359,8 +475,13 @@ func compileDefinition(d *definitions, def string) (*Schema, error) {
 			return nil, fmt.Errorf("the official schema of %s: %s: %w", version, name, err)
 		}
 		queue = append(queue, localRefs(v, "#/"+d.key+"/")...)
+		asDraft07 = asDraft07 && draft07Equivalent(v)
 	}
-	doc, err := json.Marshal(map[string]any{"$schema": d.schema, d.key: needed})
+	metaSchema := any(d.schema)
+	if asDraft07 {
+		metaSchema = draft07
+	}
+	doc, err := json.Marshal(map[string]any{"$schema": metaSchema, d.key: needed})
 	if err != nil {
 		return nil, err
 	}
@@ -420,4 +541,68 @@ func definitionOf(loc string) string {
 		return ""
 	}
 	return unescapePointer(pathUnescape(toks[1]))
+}
+
+// draft07 is the $schema of JSON Schema draft-07.
+const draft07 = "http://json-schema.org/draft-07/schema#"
+
+// keywords2019 are the keywords that draft 2019-09 and 2020-12 added, or
+// whose meaning they changed, beyond "$defs" (which draft-07 reaches as a
+// plain JSON pointer) and "items" (the same when it holds one schema).
+var keywords2019 = []string{
+	"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$anchor", "$vocabulary",
+	"prefixItems", "unevaluatedProperties", "unevaluatedItems", "dependentSchemas",
+	"dependentRequired", "contentSchema", "minContains", "maxContains",
+}
+
+// draft07Equivalent reports whether a decoded definition means the same
+// under draft-07 as under 2020-12: it uses no keyword that changed, and no
+// "$ref" has sibling keywords (draft-07 ignores them). Such a definition
+// is compiled as draft-07, whose meta-schema check costs a fraction of
+// 2020-12's — the difference a one-shot command feels. The 2025-11-25
+// schema, the only 2020-12 one, qualifies whole (schema tests hold it so).
+func draft07Equivalent(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ref := x["$ref"]; ref {
+			for k := range x {
+				switch k {
+				case "$ref", "description", "title", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly":
+				default:
+					return false
+				}
+			}
+		}
+		for _, k := range keywords2019 {
+			if _, ok := x[k]; ok {
+				return false
+			}
+		}
+		if _, tuple := x["items"].([]any); tuple {
+			return false // an array of items is prefixItems in 2020-12
+		}
+		for k, e := range x {
+			if k == "properties" || k == "$defs" || k == "definitions" || k == "patternProperties" {
+				// Names here are property names, not keywords.
+				if m, ok := e.(map[string]any); ok {
+					for _, sub := range m {
+						if !draft07Equivalent(sub) {
+							return false
+						}
+					}
+					continue
+				}
+			}
+			if !draft07Equivalent(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !draft07Equivalent(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
