@@ -36,16 +36,23 @@ func (c *Client) readLoop() {
 	close(c.done)
 }
 
-// failRequest delivers err to the request with id, if it is in flight.
-func (c *Client) failRequest(id json.RawMessage, err error) {
-	key := idKey(id)
+// take removes the request with id key from those in flight, so that it
+// gets at most one answer, and remembers it as answered.
+func (c *Client) take(key string) (*pendingCall, bool) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	p, ok := c.pending[key]
 	if ok {
 		delete(c.pending, key)
 		c.recent.add(key, idAnswered)
 	}
-	c.mu.Unlock()
+	return p, ok
+}
+
+// failRequest delivers err to the request with id, if it is in flight.
+func (c *Client) failRequest(id json.RawMessage, err error) {
+	key := idKey(id)
+	p, ok := c.take(key)
 	if ok {
 		p.ch <- response{err: fmt.Errorf("%s: %w", p.method, err)}
 	}
@@ -97,13 +104,7 @@ func (c *Client) dispatchBatch(msg json.RawMessage) {
 			continue
 		}
 		key := idKey(env.ID)
-		c.mu.Lock()
-		p, ok := c.pending[key]
-		if ok {
-			delete(c.pending, key)
-			c.recent.add(key, idAnswered)
-		}
-		c.mu.Unlock()
+		p, ok := c.take(key)
 		if ok {
 			p.ch <- response{err: &ProtocolError{Method: p.method, Msg: reason}}
 		}
@@ -142,13 +143,7 @@ func (c *Client) tooDeep(msg json.RawMessage, depth int) {
 	what := fmt.Sprintf("nested %d levels deep, more than mcpctl's limit of %d", depth, MaxDepth)
 	if env, err := parseEnvelope(msg); err == nil && env.isResponse() {
 		key := idKey(env.ID)
-		c.mu.Lock()
-		p, ok := c.pending[key]
-		if ok {
-			delete(c.pending, key)
-			c.recent.add(key, idAnswered)
-		}
-		c.mu.Unlock()
+		p, ok := c.take(key)
 		if ok {
 			p.ch <- response{err: &ProtocolError{Method: p.method, Msg: "the response is " + what + "; it was not decoded"}}
 			return
