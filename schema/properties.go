@@ -43,24 +43,32 @@ func Properties(inputSchema json.RawMessage) ([]Property, error) {
 			v = s.view()
 		}
 	}
+	props, _ := listProperties(sh, func(name string) (string, string, bool) {
+		if v == nil {
+			// Uncompiled, the property's own description is all there is.
+			var d struct{ Description string }
+			_ = json.Unmarshal(sh.props[name], &d) // not an object: no description
+			return "", d.Description, true
+		}
+		return v.propertyType(name).String(), v.description(name), true
+	})
+	return props, nil
+}
+
+// listProperties orders the properties of sh as [Properties] lists them,
+// each typed and described by describe; it stops when describe cannot.
+func listProperties(sh *shape, describe func(name string) (typ, desc string, ok bool)) ([]Property, bool) {
 	required := make(map[string]bool, len(sh.required))
 	for _, name := range sh.required {
 		required[name] = true
 	}
 	var req, opt []Property
 	for _, name := range sh.names {
-		p := Property{
-			Name:        name,
-			Type:        v.propertyType(name).String(),
-			Required:    required[name],
-			Description: v.description(name),
+		typ, desc, ok := describe(name)
+		if !ok {
+			return nil, false
 		}
-		if v == nil {
-			// Uncompiled, the property's own description is all there is.
-			var d struct{ Description string }
-			_ = json.Unmarshal(sh.props[name], &d) // not an object: no description
-			p.Description = d.Description
-		}
+		p := Property{Name: name, Type: typ, Required: required[name], Description: desc}
 		if p.Required {
 			req = append(req, p)
 		} else {
@@ -73,7 +81,7 @@ func Properties(inputSchema json.RawMessage) ([]Property, error) {
 			required[name] = false // listed once even if repeated
 		}
 	}
-	return append(req, opt...), nil
+	return append(req, opt...), true
 }
 
 // plainProperties lists the properties of sh without compiling it, when
@@ -81,47 +89,30 @@ func Properties(inputSchema json.RawMessage) ([]Property, error) {
 // simple type names (which typing reads first, whatever else the property
 // says) and its own description, or no $ref to take one from.
 func plainProperties(sh *shape) ([]Property, bool) {
-	required := make(map[string]bool, len(sh.required))
-	for _, name := range sh.required {
-		required[name] = true
-	}
-	var req, opt []Property
-	for _, name := range sh.names {
+	return listProperties(sh, func(name string) (string, string, bool) {
 		var p struct {
 			Type        json.RawMessage `json:"type"`
 			Description string          `json:"description"`
 			Ref         *string         `json:"$ref"`
 		}
 		if err := json.Unmarshal(sh.props[name], &p); err != nil || len(p.Type) == 0 {
-			return nil, false
+			return "", "", false
 		}
 		if p.Description == "" && p.Ref != nil {
-			return nil, false
+			return "", "", false
 		}
 		var names []string
 		var one string
 		if json.Unmarshal(p.Type, &one) == nil {
 			names = []string{one}
 		} else if json.Unmarshal(p.Type, &names) != nil || len(names) == 0 {
-			return nil, false
+			return "", "", false
 		}
 		for _, n := range names {
 			if !simpleTypes[n] {
-				return nil, false
+				return "", "", false
 			}
 		}
-		prop := Property{Name: name, Type: valueType{types: appendNew(nil, names...)}.String(), Required: required[name], Description: p.Description}
-		if prop.Required {
-			req = append(req, prop)
-		} else {
-			opt = append(opt, prop)
-		}
-	}
-	for _, name := range sh.required {
-		if _, ok := sh.props[name]; !ok && required[name] {
-			req = append(req, Property{Name: name, Required: true})
-			required[name] = false
-		}
-	}
-	return append(req, opt...), true
+		return valueType{types: appendNew(nil, names...)}.String(), p.Description, true
+	})
 }
