@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -246,7 +245,11 @@ func (s *session) setLevel(params json.RawMessage) (any, error) {
 
 // notify sends a notification to the client.
 func (s *session) notify(ctx context.Context, method string, params any) error {
-	data, err := client.NewNotification(method, params)
+	data, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", method, params})
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", method, err)
 	}
@@ -259,19 +262,28 @@ func (s *session) reply(ctx context.Context, id json.RawMessage, result any, err
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	// The messages are the client's own builders': one encoding of JSON-RPC
-	// in the repository.
-	var rpcErr *client.RPCError
+	resp := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result,omitempty"`
+		Error   *Error          `json:"error,omitempty"`
+	}{JSONRPC: "2.0", ID: id}
 	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
-			e = &Error{Code: CodeInternalError, Message: err.Error()}
+		var rpcErr *Error
+		if !errors.As(err, &rpcErr) {
+			rpcErr = &Error{Code: CodeInternalError, Message: err.Error()}
 		}
-		rpcErr = &client.RPCError{Code: e.Code, Message: e.Message, Data: e.Data}
+		resp.Error = rpcErr
+	} else {
+		resp.Result = result
 	}
-	data, mErr := client.NewResponse(id, result, rpcErr)
+	data, mErr := json.Marshal(resp)
 	if mErr != nil {
-		data, _ = client.NewResponse(id, nil, &client.RPCError{Code: CodeInternalError, Message: "encoding the result: " + mErr.Error()})
+		data, _ = json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   *Error          `json:"error"`
+		}{"2.0", id, &Error{Code: CodeInternalError, Message: "encoding the result: " + mErr.Error()}})
 	}
 	// A failed write means the client has gone; the read loop will see it.
 	_ = s.write(ctx, data)
