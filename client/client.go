@@ -104,8 +104,9 @@ type Options struct {
 // every request in flight. Hooks in [Options] are called from the read loop
 // or from the calling goroutine, as each documents.
 type Client struct {
-	conn transport.Connection
-	opts Options
+	conn   transport.Connection
+	opts   Options
+	modern bool // the modern era: server/discover and per-request _meta
 
 	writeMu          sync.Mutex // held across Write unless concurrentWrites
 	concurrentWrites bool       // the connection allows concurrent Writes
@@ -119,6 +120,7 @@ type Client struct {
 	deepWarned bool                    // a too-deep message was reported
 	busyWarned bool                    // a refused server request was reported
 	init       InitializeResult
+	wire       string // modern era: the revision requests carry in _meta
 	handshake  time.Duration
 	generation uint64        // successful initializes so far
 	reinit     chan struct{} // non-nil while a re-initialization runs
@@ -168,7 +170,11 @@ func Connect(ctx context.Context, t transport.Transport, opts Options) (*Client,
 		return nil, err
 	}
 	c := New(conn, opts)
-	if err := c.initialize(ctx); err != nil {
+	start := c.initialize
+	if c.modern {
+		start = c.discover
+	}
+	if err := start(ctx); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -192,6 +198,8 @@ func New(conn transport.Connection, opts Options) *Client {
 	cw, ok := conn.(transport.ConcurrentWriter)
 	c := &Client{
 		conn:             conn,
+		modern:           IsModern(opts.ProtocolVersion),
+		wire:             opts.ProtocolVersion,
 		concurrentWrites: ok && cw.WritesConcurrently(),
 		opts:             opts,
 		pending:          make(map[string]*pendingCall),
@@ -335,6 +343,12 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 // in a new session, if the server ended the session.
 func (c *Client) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	raw, gen, err := c.roundTrip(ctx, method, params, true)
+	if c.modern && err != nil {
+		var retry bool
+		if retry, err = c.renegotiate(err); retry {
+			raw, gen, err = c.roundTrip(ctx, method, params, true)
+		}
+	}
 	var expired *transport.SessionExpiredError
 	if err != nil && errors.As(err, &expired) {
 		if rerr := c.reinitialize(ctx, gen, expired); rerr != nil {
@@ -344,6 +358,11 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 	}
 	if err != nil {
 		return nil, err
+	}
+	if c.modern {
+		if err := checkResultType(method, raw); err != nil {
+			return nil, err
+		}
 	}
 	if c.opts.OnResult != nil {
 		c.opts.OnResult(method, c.ProtocolVersion(), raw)
@@ -367,6 +386,16 @@ func (c *Client) roundTrip(ctx context.Context, method string, params json.RawMe
 				return nil, 0, fmt.Errorf("%s: %w", method, ctx.Err())
 			}
 		}
+	}
+	if c.modern {
+		var err error
+		if params, err = c.withMeta(params); err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", method, err)
+		}
+		ctx = transport.WithHeaders(ctx, modernHeaders(method, params))
+		// A modern request is cancelled by ending its HTTP request, not
+		// by notifications/cancelled.
+		cancellable = false
 	}
 	id := c.nextID.Add(1)
 	key := strconv.FormatInt(id, 10)

@@ -107,9 +107,17 @@ func (e *ConnectTimeoutError) Unwrap() error { return e.Err }
 // revision mcpctl does not speak.
 type VersionError struct {
 	Offered, Answered string
+	// Supported, when set, is what the server said it supports instead of
+	// answering with one version: server/discover's supportedVersions, or
+	// the data of an unsupported-version error (modern era).
+	Supported []string
 }
 
 func (e *VersionError) Error() string {
+	if e.Supported != nil {
+		return fmt.Sprintf("the server does not speak protocol version %q (it supports %s); choose one of those with --protocol-version",
+			e.Offered, strings.Join(e.Supported, ", "))
+	}
 	return fmt.Sprintf("server answered initialize with protocol version %q, which mcpctl does not support (supported: %v; offered %q); try --protocol-version with one of the supported versions", e.Answered, SupportedProtocolVersions(), e.Offered)
 }
 

@@ -58,6 +58,9 @@ handshake took.
 
 // connectSummary is what connect prints with -o json.
 type connectSummary struct {
+	// Era is "legacy" (initialize) or "modern" (server/discover, whose
+	// answer Initialize then holds in the same shape).
+	Era        string                   `json:"era"`
 	Initialize *client.InitializeResult `json:"initialize"`
 	Counts     map[string]int           `json:"counts"`
 	Timings    map[string]float64       `json:"timingsMs"`
@@ -91,6 +94,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	p := f.printer()
 	if opts.Output.structured() {
 		return opts.Output.write(p, connectSummary{
+			Era:        s.Era(),
 			Initialize: init,
 			Counts:     counts,
 			Timings: map[string]float64{
@@ -108,6 +112,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	fields = append(fields,
 		[2]string{"Version", info.Version},
 		[2]string{"Protocol", init.ProtocolVersion},
+		[2]string{"Era", s.Era()},
 		[2]string{"Capabilities", describeCapabilities(init.Capabilities)},
 	)
 	for _, k := range client.ListMethods() {

@@ -130,7 +130,7 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 	fs.Var(&sizeValue{p: &o.MaxMessageSize, zero: sizeZero}, "max-message-size", sizeHelp)
 	if connect {
 		fs.DurationVar(&o.Timeout, "timeout", client.DefaultTimeout, "Timeout for each request to the server")
-		fs.StringVar(&o.ProtocolVersion, "protocol-version", client.LatestProtocolVersion, "MCP protocol `version` to offer in initialize")
+		fs.StringVar(&o.ProtocolVersion, "protocol-version", client.LatestProtocolVersion, "MCP protocol `version`: a legacy one is offered in initialize; "+client.ModernProtocolVersion+" speaks the modern era (no initialize, per-request _meta)")
 		markSetting(cmd, "timeout")
 		markSetting(cmd, "protocol-version")
 		fs.StringVar(&o.Trace, "trace", "", "Write every JSON-RPC message as NDJSON to `FILE` (- for stderr)")
@@ -300,8 +300,8 @@ func (o *ServerOptions) check() error {
 			return err
 		}
 	}
-	if o.ProtocolVersion != "" && !slices.Contains(client.SupportedProtocolVersions(), o.ProtocolVersion) {
-		return flagErrorf("unsupported --protocol-version %q (supported: %s)", o.ProtocolVersion, strings.Join(client.SupportedProtocolVersions(), ", "))
+	if o.ProtocolVersion != "" && !slices.Contains(client.KnownProtocolVersions(), o.ProtocolVersion) {
+		return flagErrorf("unsupported --protocol-version %q (supported: %s)", o.ProtocolVersion, strings.Join(client.KnownProtocolVersions(), ", "))
 	}
 	return nil
 }

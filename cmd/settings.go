@@ -83,8 +83,8 @@ func checkSetting(key, value string) error {
 			return errors.New("expected text, json or yaml")
 		}
 	case config.KeyProtocolVersion:
-		if !slices.Contains(client.SupportedProtocolVersions(), value) {
-			return fmt.Errorf("supported: %s", strings.Join(client.SupportedProtocolVersions(), ", "))
+		if !slices.Contains(client.KnownProtocolVersions(), value) {
+			return fmt.Errorf("supported: %s", strings.Join(client.KnownProtocolVersions(), ", "))
 		}
 	}
 	return nil

@@ -21,6 +21,8 @@ func resultDefinition(method string) string {
 	switch method {
 	case "initialize":
 		return "InitializeResult"
+	case "server/discover":
+		return "DiscoverResult"
 	case "ping", "resources/subscribe", "resources/unsubscribe", "logging/setLevel":
 		return "EmptyResult"
 	case "tools/list":

@@ -27,9 +27,21 @@ var validResults = map[string]string{
 	"tools/unknown":            `"not even an object"`, // not checked
 }
 
+// legacyVersions are the embedded revisions of the legacy era, whose
+// results carry no resultType.
+func legacyVersions() []string {
+	var vs []string
+	for _, v := range schema.OfficialVersions() {
+		if v < "2026-07-28" {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
 func TestCheckResultValid(t *testing.T) {
 	var c schema.Checker
-	for _, version := range schema.OfficialVersions() {
+	for _, version := range legacyVersions() {
 		for method, result := range validResults {
 			result = strings.ReplaceAll(result, "%v", version)
 			vs, err := c.CheckResult(version, method, []byte(result))
@@ -125,7 +137,7 @@ func TestCheckResultViolations(t *testing.T) {
 	for _, tt := range tests {
 		versions := tt.versions
 		if versions == nil {
-			versions = schema.OfficialVersions()
+			versions = legacyVersions()
 		}
 		for _, v := range versions {
 			t.Run(tt.name+" "+v, func(t *testing.T) {
@@ -220,6 +232,30 @@ func TestCheckNotificationAndRequest(t *testing.T) {
 		if len(vs) != 1 || !strings.HasPrefix(vs[0].String(), "/params/messages: required by CreateMessageRequest") {
 			t.Errorf("%s: createMessage without messages: %v", v, vs)
 		}
+	}
+}
+
+// TestCheckResultModern checks results of the modern era: resultType is
+// required everywhere, and cacheable results carry ttlMs and cacheScope.
+func TestCheckResultModern(t *testing.T) {
+	const v = "2026-07-28"
+	var c schema.Checker
+	valid := map[string]string{
+		"server/discover": `{"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "private", "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}}`,
+		"tools/list":      `{"resultType": "complete", "tools": [{"name": "t", "inputSchema": {"type": "object"}}], "ttlMs": 0, "cacheScope": "private"}`,
+		"tools/call":      `{"resultType": "complete", "content": [{"type": "text", "text": "test"}]}`,
+	}
+	for method, result := range valid {
+		if vs, err := c.CheckResult(v, method, []byte(result)); err != nil || len(vs) > 0 {
+			t.Errorf("%s: %v, %v; want no violations", method, vs, err)
+		}
+	}
+	vs, err := c.CheckResult(v, "tools/call", []byte(`{"content": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 1 || vs[0].String() != "/resultType: required by CallToolResult" {
+		t.Errorf("tools/call without resultType: %v", vs)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 var officialFS embed.FS
 
 // officialVersions are the revisions embedded, oldest first.
-var officialVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+var officialVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 // OfficialVersions lists the protocol revisions whose official schema is
 // embedded, oldest first.

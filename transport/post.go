@@ -220,6 +220,11 @@ func (c *streamableConn) post(ctx context.Context, body []byte, m msgInfo) (req 
 		cancel()
 		return nil, nil, "", nil, err
 	}
+	for name, values := range headersFrom(ctx) {
+		for _, v := range values {
+			req.Header.Add(name, v)
+		}
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	sid = c.setSessionHeaders(req, m)

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 )
@@ -135,3 +136,24 @@ func (e *RequestError) Error() string {
 
 // Unwrap returns the cause.
 func (e *RequestError) Unwrap() error { return e.Err }
+
+// headersKey is the context key of [WithHeaders].
+type headersKey struct{}
+
+// WithHeaders returns a context that makes [Connection.Write] send h as
+// HTTP headers of the request carrying the message, for transports that
+// send each message in its own HTTP request (Streamable HTTP). The client
+// uses it for the headers the 2026-07-28 revision mirrors from a message
+// (Mcp-Method, Mcp-Name, Mcp-Param-*): the client decides them, the
+// transport only sends them. Headers the transport owns (Content-Type,
+// Accept, the session and version headers) are not overridden. Transports
+// with no request per message (stdio, legacy SSE) ignore them.
+func WithHeaders(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, headersKey{}, h)
+}
+
+// headersFrom returns the headers [WithHeaders] put in ctx, or nil.
+func headersFrom(ctx context.Context) http.Header {
+	h, _ := ctx.Value(headersKey{}).(http.Header)
+	return h
+}

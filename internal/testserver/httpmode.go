@@ -29,7 +29,7 @@ type httpFlags struct {
 func (h *httpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.urlFile, "http", "", "serve over HTTP on 127.0.0.1 and write the endpoint URL to `FILE`")
 	fs.StringVar(&h.kind, "http-mode", "stateful", "with -http: stateful, stateless, json (stateful, JSON responses), sse (legacy HTTP+SSE), html500 or unauthorized")
-	fs.StringVar(&h.headersLog, "headers-log", "", "with -http: append the Authorization and X-* request headers to `FILE`")
+	fs.StringVar(&h.headersLog, "headers-log", "", "with -http: append the Authorization, X-* and Mcp-* request headers to `FILE`")
 }
 
 // serveHTTP runs s behind the HTTP handler -http-mode names.
@@ -93,13 +93,14 @@ func (e *env) serveHTTP(ctx context.Context, s *mcp.Server) error {
 }
 
 // observeHTTP records the JSON-RPC method of every POST (for -log and
-// -ready) and, with -headers-log, the headers a client was asked to send.
+// -ready) and, with -headers-log, the headers a client was asked to send
+// and those the protocol mirrors from the body (Mcp-*).
 func (e *env) observeHTTP(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if e.http.headersLog != "" {
 			var lines []string
 			for name, values := range r.Header {
-				if name == "Authorization" || strings.HasPrefix(name, "X-") {
+				if name == "Authorization" || strings.HasPrefix(name, "X-") || strings.HasPrefix(name, "Mcp-") {
 					lines = append(lines, name+": "+strings.Join(values, ", "))
 				}
 			}
