@@ -51,6 +51,11 @@ func schemaRules(def, version string) []string {
 func TestDefectServerAgainstOfficialSchema(t *testing.T) {
 	official := new(schema.Checker)
 	for _, version := range schema.OfficialVersions() {
+		if client.IsModern(version) {
+			// The defect server speaks the legacy era only (initialize);
+			// lint of modern servers is its own work (issue 13).
+			continue
+		}
 		t.Run(version, func(t *testing.T) {
 			init, rpcErr := defectserver.Server{}.Handle("initialize", json.RawMessage(`{"protocolVersion": "`+version+`"}`))
 			if rpcErr != nil {
