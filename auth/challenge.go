@@ -77,11 +77,27 @@ func (p *challengeParser) parse(out []Challenge) []Challenge {
 			continue
 		}
 		ch := Challenge{Scheme: canonicalScheme(scheme), Params: map[string]string{}}
-		if !p.eof() && p.peek() != ',' {
+		switch {
+		case p.eof():
+		case p.peek() != ',':
 			if t, ok := p.token68(); ok {
 				ch.Params[""] = t
 			} else {
 				p.params(&ch)
+			}
+		default:
+			// "Bearer, realm=x": empty list elements before the first
+			// parameter (RFC 9110 §5.6.1 allows them).
+			save := p.pos
+			p.skipSpaceAndCommas()
+			start := p.pos
+			tok := p.token()
+			p.skipSpace()
+			if tok != "" && !p.eof() && p.peek() == '=' {
+				p.pos = start
+				p.params(&ch)
+			} else {
+				p.pos = save
 			}
 		}
 		out = append(out, ch)
@@ -216,8 +232,8 @@ func (p *challengeParser) skipToComma() {
 	for p.pos < len(p.s) {
 		c := p.s[p.pos]
 		switch {
-		case inQuote && c == '\\':
-			p.pos++
+		case inQuote && c == '\\' && p.pos+1 < len(p.s):
+			p.pos++ // the escaped byte, whatever it is
 		case c == '"':
 			inQuote = !inQuote
 		case !inQuote && c == ',':
@@ -227,7 +243,9 @@ func (p *challengeParser) skipToComma() {
 	}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+// isSpace reports whether c is whitespace; CR and LF count too, for
+// headers read with their line folding.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // isTokenChar reports whether c is a tchar of RFC 9110 §5.6.2.
 func isTokenChar(c byte) bool {
