@@ -91,6 +91,10 @@ func (f *Fetcher) client() (c *http.Client, done func()) {
 	return &cp, done
 }
 
+// errCrossOrigin is the cause when a metadata URL redirects to another
+// origin: the document would not be the one the URL names.
+var errCrossOrigin = errors.New("redirected to another origin")
+
 // checkRedirect follows a redirect only within the first request's origin
 // and only to a URL that CheckURL allows.
 func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {

@@ -180,7 +180,7 @@ type dcrRequest struct {
 type dcrResponse struct {
 	ClientID                string   `json:"client_id"`
 	ClientSecret            string   `json:"client_secret"`
-	ClientSecretExpiresAt   *int64   `json:"client_secret_expires_at"`
+	ClientSecretExpiresAt   *float64 `json:"client_secret_expires_at"` // seconds; some servers send a fraction
 	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
 	RedirectURIs            []string `json:"redirect_uris"`
 }
@@ -230,6 +230,7 @@ func (f *Fetcher) registerDynamic(ctx context.Context, op string, asm *ServerMet
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := c.Do(hr)
 	if err != nil {
+		f.event(EventClientRegistered, fmt.Sprintf("dynamic registration at %s: %v", endpoint, err))
 		return nil, &Error{Op: op, Err: fmt.Errorf("POST %s: %w", endpoint, err)}
 	}
 	defer resp.Body.Close()
@@ -267,7 +268,7 @@ func (f *Fetcher) registerDynamic(ctx context.Context, op string, asm *ServerMet
 		reg.RedirectURIs = slices.Clone(cc.RedirectURIs)
 	}
 	if dr.ClientSecretExpiresAt != nil && *dr.ClientSecretExpiresAt > 0 {
-		reg.SecretExpiresAt = time.Unix(*dr.ClientSecretExpiresAt, 0).UTC()
+		reg.SecretExpiresAt = time.Unix(int64(*dr.ClientSecretExpiresAt), 0).UTC()
 	}
 	f.event(EventClientRegistered, fmt.Sprintf("dynamic registration at %s: client_id %q (%s)", endpoint, reg.ClientID, reg.AuthMethod))
 	return reg, nil

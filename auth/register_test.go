@@ -114,7 +114,7 @@ func TestRegisterDynamic(t *testing.T) {
 		{
 			name:       "token-endpoint-auth-basic",
 			supported:  []string{"client_secret_basic"},
-			answer:     map[string]any{"client_id": "c", "client_secret": "s3cr3t", "token_endpoint_auth_method": "client_secret_basic", "redirect_uris": []string{"http://127.0.0.1:5555/callback"}, "client_secret_expires_at": 2000000000},
+			answer:     map[string]any{"client_id": "c", "client_secret": "s3cr3t", "token_endpoint_auth_method": "client_secret_basic", "redirect_uris": []string{"http://127.0.0.1:5555/callback"}, "client_secret_expires_at": 2000000000.5},
 			status:     201,
 			wantMethod: AuthClientSecretBasic,
 			want:       &Registration{ClientID: "c", ClientSecret: "s3cr3t", AuthMethod: AuthClientSecretBasic, Kind: KindDynamic, RedirectURIs: []string{"http://127.0.0.1:5555/callback"}, SecretExpiresAt: time.Unix(2000000000, 0).UTC()},

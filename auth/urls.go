@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -280,5 +279,3 @@ func (f *Fetcher) dialControl(sk hostKind) func(network, address string, _ sysca
 		return nil
 	}
 }
-
-var errCrossOrigin = errors.New("redirected to another origin")
