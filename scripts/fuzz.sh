@@ -14,6 +14,7 @@ only=${1:-}
 # The targets, as package and function; a test in scripts_test keeps this
 # list equal to the Fuzz functions in the tree.
 targets=(
+  "./auth FuzzParseChallenges"
   "./client FuzzParseEnvelope"
   "./config FuzzExpand"
   "./render FuzzJSON"
