@@ -1,0 +1,141 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"html"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// callbackPath is the redirect URI's path on the loopback receiver.
+const callbackPath = "/callback"
+
+// Loopback is the redirect receiver: an HTTP server on 127.0.0.1 that
+// takes one authorization response.
+//
+// It takes one response per [AuthorizeCode] run: the first request to
+// /callback that carries code or error. Others (a favicon, a reload, a
+// second tab) get a short page and change nothing. The browser's page
+// says whether the sign-in went through once AuthorizeCode has checked the
+// response.
+type Loopback struct {
+	ln      net.Listener
+	srv     *http.Server
+	results chan callback // capacity 1: the response being waited for
+	done    chan struct{}
+	once    sync.Once
+}
+
+// callback is one authorization response; reply takes the text of the
+// page the browser is shown.
+type callback struct {
+	query url.Values
+	reply chan string
+}
+
+// ListenLoopback listens on 127.0.0.1:port (0: an ephemeral port).
+func ListenLoopback(port int) (*Loopback, error) {
+	if port < 0 || port > 65535 {
+		return nil, fmt.Errorf("listening for the sign-in redirect: port %d is out of range", port)
+	}
+	// 127.0.0.1, not localhost: RFC 8252 §8.3, and no resolver decides
+	// where the code goes.
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return nil, fmt.Errorf("listening for the sign-in redirect on 127.0.0.1:%d: %w (pick another port, or 0 for any)", port, err)
+	}
+	l := &Loopback{
+		ln:      ln,
+		results: make(chan callback, 1),
+		done:    make(chan struct{}),
+	}
+	l.srv = &http.Server{
+		Handler:           http.HandlerFunc(l.serve),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() {
+		if err := l.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			l.Close()
+		}
+	}()
+	return l, nil
+}
+
+// RedirectURI is http://127.0.0.1:PORT/callback.
+func (l *Loopback) RedirectURI() string {
+	return "http://" + l.ln.Addr().String() + callbackPath
+}
+
+// Close stops the receiver.
+func (l *Loopback) Close() error {
+	var err error
+	l.once.Do(func() {
+		close(l.done)
+		err = l.srv.Close()
+	})
+	return err
+}
+
+func (l *Loopback) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != callbackPath {
+		http.NotFound(w, r)
+		return
+	}
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		writePage(w, http.StatusMethodNotAllowed, "mcpctl's sign-in receiver only takes the authorization server's redirect.")
+		return
+	}
+	q := r.URL.Query()
+	if !q.Has("code") && !q.Has("error") {
+		writePage(w, http.StatusBadRequest, "This is mcpctl's sign-in receiver; it waits for the authorization server's redirect.")
+		return
+	}
+	cb := callback{query: q, reply: make(chan string, 1)}
+	select {
+	case l.results <- cb:
+	default:
+		writePage(w, http.StatusConflict, "mcpctl has already received a sign-in response. You can close this tab.")
+		return
+	}
+	// Wait for the verdict so that the page tells the truth; a caller that
+	// never answers still gets a page.
+	timer := time.NewTimer(30 * time.Second)
+	defer timer.Stop()
+	select {
+	case msg := <-cb.reply:
+		writePage(w, http.StatusOK, msg)
+	case <-timer.C:
+		writePage(w, http.StatusOK, "mcpctl received the sign-in response. Return to the terminal; you can close this tab.")
+	case <-r.Context().Done():
+	case <-l.done:
+		writePage(w, http.StatusOK, "mcpctl received the sign-in response. Return to the terminal; you can close this tab.")
+	}
+}
+
+// drain answers responses left from an earlier run (a reload of the
+// callback page), so that they are not taken for the next one.
+func (l *Loopback) drain() {
+	for {
+		select {
+		case cb := <-l.results:
+			cb.reply <- "This sign-in response arrived too late. Return to the terminal."
+		default:
+			return
+		}
+	}
+}
+
+func writePage(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>mcpctl</title></head>"+
+		"<body style=\"font-family:sans-serif;margin:3em\"><p>%s</p></body></html>\n", html.EscapeString(msg))
+}
