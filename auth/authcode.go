@@ -95,7 +95,7 @@ func AuthorizeCode(ctx context.Context, r AuthCodeRequest) (code, verifier strin
 	if prompt.w == nil {
 		prompt.w = io.Discard
 	}
-	r.Redirect.drain()
+	r.Redirect.arm()
 	if r.Open != nil {
 		fmt.Fprintf(prompt, "Opening %s\n", authURL)
 	} else {

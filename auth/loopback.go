@@ -19,8 +19,9 @@ const callbackPath = "/callback"
 // takes one authorization response.
 //
 // It takes one response per [AuthorizeCode] run: the first request to
-// /callback that carries code or error. Others (a favicon, a reload, a
-// second tab) get a short page and change nothing. The browser's page
+// /callback that carries code or error once the run has started. Others
+// (a favicon, a reload, a second tab, a response to an abandoned run) get
+// a short page and change nothing. The browser's page
 // says whether the sign-in went through once AuthorizeCode has checked the
 // response.
 type Loopback struct {
@@ -29,6 +30,9 @@ type Loopback struct {
 	results chan callback // capacity 1: the response being waited for
 	done    chan struct{}
 	once    sync.Once
+
+	mu    sync.Mutex
+	armed bool // a run waits for a response and has none yet
 }
 
 // callback is one authorization response; reply takes the text of the
@@ -97,10 +101,19 @@ func (l *Loopback) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cb := callback{query: q, reply: make(chan string, 1)}
-	select {
-	case l.results <- cb:
-	default:
-		writePage(w, http.StatusConflict, "mcpctl has already received a sign-in response. You can close this tab.")
+	l.mu.Lock()
+	armed := l.armed
+	l.armed = false
+	l.mu.Unlock()
+	if armed {
+		select {
+		case l.results <- cb:
+		default:
+			armed = false
+		}
+	}
+	if !armed {
+		writePage(w, http.StatusConflict, "mcpctl is not waiting for a sign-in response (it has one already). You can close this tab.")
 		return
 	}
 	// Wait for the verdict so that the page tells the truth; a caller that
@@ -118,17 +131,20 @@ func (l *Loopback) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// drain answers responses left from an earlier run (a reload of the
-// callback page), so that they are not taken for the next one.
-func (l *Loopback) drain() {
-	for {
+// arm readies the receiver for one response of a new run, answering any
+// left from an abandoned run so that it is not taken for this one.
+func (l *Loopback) arm() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for drained := false; !drained; {
 		select {
 		case cb := <-l.results:
 			cb.reply <- "This sign-in response arrived too late. Return to the terminal."
 		default:
-			return
+			drained = true
 		}
 	}
+	l.armed = true
 }
 
 func writePage(w http.ResponseWriter, status int, msg string) {
