@@ -37,15 +37,14 @@ type DPoP struct {
 	nonces map[string]string // by origin
 }
 
-// dpopAlgs are the algorithms mcpctl makes DPoP keys for, preferred
-// first: ES256 is the one every server supports (RFC 9449 §11.6 names no
-// mandatory one; the MCP DPoP extension uses ES256).
-var dpopAlgs = [...]string{"ES256", "ES384", "EdDSA"}
-
 // NewDPoP makes a fresh key for alg (one of the algorithms in supported,
 // preferring ES256); an error if none of supported can be done. An empty
 // supported means ES256.
 func NewDPoP(supported []string) (*DPoP, error) {
+	// The algorithms mcpctl makes keys for, preferred first: ES256 is the
+	// one every server supports (RFC 9449 names no mandatory one; the MCP
+	// DPoP extension uses ES256).
+	dpopAlgs := []string{"ES256", "ES384", "EdDSA"}
 	alg := ""
 	if len(supported) == 0 {
 		alg = "ES256"
@@ -56,7 +55,7 @@ func NewDPoP(supported []string) (*DPoP, error) {
 		}
 	}
 	if alg == "" {
-		return nil, fmt.Errorf("making a DPoP key: the server accepts proofs signed with %s; mcpctl signs with %s", strings.Join(supported, ", "), strings.Join(dpopAlgs[:], ", "))
+		return nil, fmt.Errorf("making a DPoP key: the server accepts proofs signed with %s; mcpctl signs with %s", strings.Join(supported, ", "), strings.Join(dpopAlgs, ", "))
 	}
 	var key crypto.Signer
 	var err error
