@@ -95,6 +95,7 @@ func AuthorizeCode(ctx context.Context, r AuthCodeRequest) (code, verifier strin
 	if prompt.w == nil {
 		prompt.w = io.Discard
 	}
+	defer prompt.close()
 	r.Redirect.arm()
 	if r.Open != nil {
 		fmt.Fprintf(prompt, "Opening %s\n", authURL)
@@ -234,14 +235,26 @@ func pastedParams(s string) url.Values {
 	return q
 }
 
-// syncWriter serializes writes from the goroutines of one run.
+// syncWriter serializes writes from the goroutines of one run, and drops
+// those that come after the run has returned (an Open that fails late):
+// the caller owns its writer again then.
 type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
 }
 
 func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return len(p), nil
+	}
 	return s.w.Write(p)
+}
+
+func (s *syncWriter) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
 }

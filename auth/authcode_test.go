@@ -395,3 +395,33 @@ func TestBrowserEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopbackCloseLetsThePageOut: closing the receiver as soon as
+// AuthorizeCode returns still shows the browser its page.
+func TestLoopbackCloseLetsThePageOut(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		l, err := ListenLoopback(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages := make(chan string, 1)
+		openErr := make(chan error, 1)
+		open := follower(t, nil, pages)
+		_, _, err = AuthorizeCode(context.Background(), AuthCodeRequest{
+			Metadata:     &ServerMetadata{Issuer: "https://as.example.com", AuthorizationEndpoint: "https://as.example.com/authorize", CodeChallengeMethodsSupported: []string{"S256"}},
+			Registration: &Registration{ClientID: "cid"},
+			Redirect:     l,
+			Open:         func(u string) error { err := open(u); openErr <- err; return err },
+		})
+		l.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-openErr; err != nil {
+			t.Fatalf("the browser got no page: %v", err)
+		}
+		if page := <-pages; !strings.Contains(page, "Signed in") {
+			t.Fatalf("page = %q", page)
+		}
+	}
+}

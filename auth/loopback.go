@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html"
@@ -75,12 +76,18 @@ func (l *Loopback) RedirectURI() string {
 	return "http://" + l.ln.Addr().String() + callbackPath
 }
 
-// Close stops the receiver.
+// Close stops the receiver. It lets the browser's page be written first
+// (for up to two seconds), so that a Close right after [AuthorizeCode]
+// does not cut the browser off before it is told the outcome.
 func (l *Loopback) Close() error {
 	var err error
 	l.once.Do(func() {
 		close(l.done)
-		err = l.srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err = l.srv.Shutdown(ctx); err != nil {
+			err = l.srv.Close()
+		}
 	})
 	return err
 }
@@ -127,7 +134,14 @@ func (l *Loopback) serve(w http.ResponseWriter, r *http.Request) {
 		writePage(w, http.StatusOK, "mcpctl received the sign-in response. Return to the terminal; you can close this tab.")
 	case <-r.Context().Done():
 	case <-l.done:
-		writePage(w, http.StatusOK, "mcpctl received the sign-in response. Return to the terminal; you can close this tab.")
+		// Closed right after the verdict: both may be ready; the verdict
+		// wins.
+		select {
+		case msg := <-cb.reply:
+			writePage(w, http.StatusOK, msg)
+		default:
+			writePage(w, http.StatusOK, "mcpctl received the sign-in response. Return to the terminal; you can close this tab.")
+		}
 	}
 }
 
