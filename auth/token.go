@@ -211,7 +211,8 @@ func (c *TokenClient) Exchange(ctx context.Context, code, verifier, redirectURI 
 
 // Refresh uses a refresh token; scopes may be nil (the original ones).
 // The refresh token is kept in the result when the server does not issue
-// a new one.
+// a new one; Scope is empty when the server does not name the scopes (the
+// caller keeps the ones it had).
 func (c *TokenClient) Refresh(ctx context.Context, refreshToken string, scopes []string) (*Token, error) {
 	form := url.Values{
 		"grant_type":    {grantTypeRefreshToken},
