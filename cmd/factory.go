@@ -247,6 +247,7 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 		}
 	} else {
 		r.URL = def.URL
+		r.Auth = mergeAuth(o.Auth, def.Auth)
 		if !o.Given["transport"] {
 			r.Transport = def.Transport
 		}
@@ -492,6 +493,15 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 		// The trace records the transport's events (which transport
 		// auto-detection chose, redirects followed, sessions); -v shows them.
 		httpOpts.OnEvent = f.transportEvents(tr, o.Verbose)
+		// OAuth, unless the command line or the definition authorizes
+		// the requests itself (--bearer, -H Authorization).
+		if httpOpts.Header.Get("Authorization") == "" {
+			az, err := f.authTransport(o, httpOpts.TLSConfig, httpOpts.OnEvent)
+			if err != nil {
+				return nil, err
+			}
+			httpOpts.Client = &http.Client{Transport: az}
+		}
 		if t, err = transport.NewHTTPTransport(o.Transport, httpOpts); err != nil {
 			return nil, flagErrorf("%v", err)
 		}
