@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpctl/mcpctl/auth"
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/internal/demo"
@@ -438,6 +439,12 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 	c, err := client.Connect(ctx, t, opts)
 	if err != nil {
 		s.Close()
+		// An authorization that failed says so without the transport's
+		// "connecting to" wording, which would suggest a network problem.
+		var authErr *auth.Error
+		if errors.As(err, &authErr) {
+			return nil, fmt.Errorf("%s: %w", s.name, authErr)
+		}
 		var connErr *transport.ConnectError
 		if errors.As(err, &connErr) && !errors.As(err, new(*client.ConnectTimeoutError)) {
 			// It names the URL already: "connecting to URL: connection refused".
