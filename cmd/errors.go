@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
+	"github.com/mcpctl/mcpctl/auth"
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/signing"
+	"github.com/mcpctl/mcpctl/transport"
 )
 
 // Exit codes, documented in the README and in `mcpctl --help`.
@@ -21,6 +24,7 @@ const (
 	ExitValidation  = 5
 	ExitSignature   = 6
 	ExitTimeout     = 7
+	ExitAuth        = 8
 	ExitInterrupted = 130
 )
 
@@ -33,6 +37,8 @@ const exitCodeHelp = `Exit codes:
   5    validation failed
   6    signature verification failed
   7    timed out
+  8    authorization required or failed (no usable token, and no way to
+       complete a sign-in here: run mcpctl auth login)
   130  interrupted (Ctrl-C); the in-flight request was cancelled`
 
 // FlagError is a usage error: bad flags or arguments to mcpctl itself.
@@ -88,12 +94,26 @@ func exitCode(err error, interrupted bool) int {
 		return ExitUsage
 	case errors.As(err, &timeout), errors.As(err, new(*client.ConnectTimeoutError)), deadline:
 		return ExitTimeout
+	case isAuthError(err):
+		return ExitAuth
 	case errors.As(err, &rpcErr):
 		return ExitRPCError
 	case errors.As(err, new(*signing.VerifyError)):
 		return ExitSignature
 	}
 	return ExitError
+}
+
+// isAuthError recognises an authorization that is required and failed:
+// the Authorizer's [*auth.Error] (through the url.Error and the transport's
+// errors that wrap what a RoundTripper returns), and a 401 or 403 the
+// server answered anyway (a --bearer token it refused).
+func isAuthError(err error) bool {
+	if errors.As(err, new(*auth.Error)) {
+		return true
+	}
+	var he *transport.HTTPError
+	return errors.As(err, &he) && (he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden)
 }
 
 // isCobraUsageError recognises the errors cobra returns for unknown commands

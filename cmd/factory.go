@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpctl/mcpctl/auth"
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/internal/demo"
@@ -247,6 +248,7 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 		}
 	} else {
 		r.URL = def.URL
+		r.Auth = mergeAuth(o.Auth, def.Auth)
 		if !o.Given["transport"] {
 			r.Transport = def.Transport
 		}
@@ -437,6 +439,12 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 	c, err := client.Connect(ctx, t, opts)
 	if err != nil {
 		s.Close()
+		// An authorization that failed says so without the transport's
+		// "connecting to" wording, which would suggest a network problem.
+		var authErr *auth.Error
+		if errors.As(err, &authErr) {
+			return nil, fmt.Errorf("%s: %w", s.name, authErr)
+		}
 		var connErr *transport.ConnectError
 		if errors.As(err, &connErr) && !errors.As(err, new(*client.ConnectTimeoutError)) {
 			// It names the URL already: "connecting to URL: connection refused".
@@ -492,6 +500,15 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 		// The trace records the transport's events (which transport
 		// auto-detection chose, redirects followed, sessions); -v shows them.
 		httpOpts.OnEvent = f.transportEvents(tr, o.Verbose)
+		// OAuth, unless the command line or the definition authorizes
+		// the requests itself (--bearer, -H Authorization).
+		if httpOpts.Header.Get("Authorization") == "" {
+			az, err := f.authTransport(o, httpOpts.TLSConfig, httpOpts.OnEvent)
+			if err != nil {
+				return nil, err
+			}
+			httpOpts.Client = &http.Client{Transport: az}
+		}
 		if t, err = transport.NewHTTPTransport(o.Transport, httpOpts); err != nil {
 			return nil, flagErrorf("%v", err)
 		}

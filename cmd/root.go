@@ -123,6 +123,7 @@ func subcommands() []subcommand {
 		{"scaffold", NewCmdScaffold},
 		{"version", NewCmdVersion},
 		{"servers", func(f *Factory) *cobra.Command { return NewCmdServers(f, nil) }},
+		{"auth", func(f *Factory) *cobra.Command { return NewCmdAuth(f, nil) }},
 		{"completion", NewCmdCompletion},
 	}
 }

@@ -62,6 +62,13 @@ type ServerOptions struct {
 	// schema itself (validate's lint), so Connect adds no check of its own.
 	LintsResults bool
 
+	// Auth are the OAuth settings (--client-id, --grant, …); a named
+	// server's own fill in what the command line does not give.
+	Auth config.Auth
+	// NoBrowser prints the authorization URL instead of opening it, and
+	// accepts a pasted redirect URL.
+	NoBrowser bool
+
 	// Given holds the flags of [overridable] that the command line gave:
 	// they win over a named server's own settings. It comes from the
 	// command being run (see [setServerArgs]), never from shared state.
@@ -118,6 +125,7 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		fs.BoolVar(&o.Insecure, "insecure", false, "Do not verify the server's TLS certificate (unsafe)")
 		fs.StringVar(&o.Elicit, "elicit", "", "Answer the server's elicitation requests: accept-defaults, decline, cancel or @answers.json (declares the elicitation capability)")
 	}
+	addAuthFlags(cmd, o, use)
 	fs.StringArrayVarP(&o.Env, "env", "e", nil, envHelp)
 	fs.StringVar(&o.Cwd, "cwd", "", "Working `directory` for the stdio server")
 	fs.BoolVar(&o.InheritEnv, "inherit-env", false, "Give the stdio server mcpctl's whole environment (default: a safe set such as HOME, PATH, USER, SHELL, TERM and LANG, plus -e)")
@@ -272,6 +280,8 @@ func (o *ServerOptions) check() error {
 	switch {
 	case !unresolved && o.URL == "" && (len(o.Headers) > 0 || o.Bearer != "" || o.CACert != "" || o.Insecure):
 		return flagErrorf("-H, --bearer, --cacert and --insecure apply to --url servers only")
+	case !unresolved && o.URL == "" && !o.Auth.IsZero():
+		return flagErrorf("the OAuth flags (--client-id, --grant, --scope, …) apply to --url servers only")
 	case !unresolved && o.URL != "" && o.InheritEnv:
 		return flagErrorf("--inherit-env applies to stdio servers (a command after --), not to --url")
 	case o.Timeout <= 0:
@@ -300,6 +310,9 @@ func (o *ServerOptions) check() error {
 			return err
 		}
 	}
+	if err := checkAuth(o.Auth); err != nil {
+		return err
+	}
 	if o.ProtocolVersion != "" && !slices.Contains(client.KnownProtocolVersions(), o.ProtocolVersion) {
 		return flagErrorf("unsupported --protocol-version %q (supported: %s)", o.ProtocolVersion, strings.Join(client.KnownProtocolVersions(), ", "))
 	}
@@ -310,7 +323,7 @@ func (o *ServerOptions) check() error {
 // they describe, named name, with values as given (${…} unexpanded).
 func (o *ServerOptions) definition(name string) (config.Server, error) {
 	s := config.Server{Name: name, URL: o.URL, Cwd: o.Cwd, Transport: o.Transport, Timeout: o.Timeout,
-		MaxMessageSize: o.MaxMessageSize, InheritEnv: o.InheritEnv}
+		MaxMessageSize: o.MaxMessageSize, InheritEnv: o.InheritEnv, Auth: o.Auth}
 	switch {
 	case o.URL != "" && len(o.Command) > 0:
 		return s, flagErrorf("a server is either --url URL or a command after --, not both")
@@ -320,8 +333,13 @@ func (o *ServerOptions) definition(name string) (config.Server, error) {
 		return s, flagErrorf("-e, --cwd and --inherit-env apply to stdio servers (a command after --), not to --url")
 	case o.URL == "" && (len(o.Headers) > 0 || o.Transport != ""):
 		return s, flagErrorf("-H and --transport apply to --url servers, not to a command")
+	case o.URL == "" && !o.Auth.IsZero():
+		return s, flagErrorf("the OAuth flags (--client-id, --grant, --scope, …) apply to --url servers, not to a command")
 	case o.Timeout < 0:
 		return s, flagErrorf("--timeout must be positive, got %s", o.Timeout)
+	}
+	if err := checkAuth(o.Auth); err != nil {
+		return s, err
 	}
 	switch o.Transport {
 	case "", "auto", "http", "sse":

@@ -316,19 +316,22 @@ it shadows are listed last.`,
 
 // serverDetail is the -o json form of servers show.
 type serverDetail struct {
-	Name      string            `json:"name"`
-	Origin    string            `json:"origin"`
-	File      string            `json:"file"`
-	Kind      string            `json:"kind"`
-	Command   string            `json:"command,omitempty"`
-	Args      []string          `json:"args,omitempty"`
-	Env       map[string]string `json:"env,omitempty"`
-	Cwd       string            `json:"cwd,omitempty"`
-	URL       string            `json:"url,omitempty"`
-	Headers   map[string]string `json:"headers,omitempty"`
-	Timeout   string            `json:"timeout,omitempty"`
-	Inputs    []string          `json:"inputs,omitempty"`
-	Shadowing []serverRef       `json:"shadows,omitempty"`
+	Name    string            `json:"name"`
+	Origin  string            `json:"origin"`
+	File    string            `json:"file"`
+	Kind    string            `json:"kind"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Timeout string            `json:"timeout,omitempty"`
+	// OAuth holds the server's OAuth settings; its secrets are env: or
+	// file: references (config refuses literal ones), never the values.
+	OAuth     *config.Auth `json:"oauth,omitempty"`
+	Inputs    []string     `json:"inputs,omitempty"`
+	Shadowing []serverRef  `json:"shadows,omitempty"`
 }
 
 type serverRef struct {
@@ -368,6 +371,10 @@ func serversShowRun(opts *ServersShowOptions) error {
 	}
 	if s.Timeout > 0 {
 		d.Timeout = s.Timeout.String()
+	}
+	if !s.Auth.IsZero() {
+		a := s.Auth
+		d.OAuth = &a
 	}
 	for _, in := range s.Inputs {
 		d.Inputs = append(d.Inputs, in.ID)
@@ -413,6 +420,9 @@ func serversShowRun(opts *ServersShowOptions) error {
 	}
 	if d.Timeout != "" {
 		fields = append(fields, [2]string{"Timeout", d.Timeout})
+	}
+	if d.OAuth != nil {
+		fields = append(fields, [2]string{"OAuth", oauthLines(*d.OAuth)})
 	}
 	if len(d.Inputs) > 0 {
 		fields = append(fields, [2]string{"Inputs", strings.Join(d.Inputs, ", ")})
@@ -467,4 +477,17 @@ func serversRemoveRun(f *Factory, name string) error {
 	}
 	fmt.Fprintf(f.IOStreams.ErrOut, "removed server %q from %s\n", name, path)
 	return nil
+}
+
+// oauthLines shows a server's OAuth settings, one "key value" a line.
+func oauthLines(a config.Auth) string {
+	var lines []string
+	for _, kv := range [][2]string{{"client-id", a.ClientID}, {"client-secret", a.ClientSecret}, {"client-key", a.ClientKey},
+		{"client-metadata-url", a.ClientMetadataURL}, {"grant", a.Grant}, {"assertion", a.Assertion}, {"id-token", a.IDToken},
+		{"idp-token-endpoint", a.IDPTokenEndpoint}, {"idp-client-id", a.IDPClientID}, {"scope", a.Scope}, {"dpop", a.DPoP}} {
+		if kv[1] != "" {
+			lines = append(lines, kv[0]+" "+kv[1])
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -60,10 +60,44 @@ type Server struct {
 	// rather than the safe default set (mcpctl's config only:
 	// inherit-env). Env is added in both cases.
 	InheritEnv bool
+	// Auth is how mcpctl authorizes itself to an HTTP server that asks for
+	// OAuth (mcpctl's config only).
+	Auth Auth
 
 	// Inputs are the VS Code inputs the file declares, which ${input:ID}
 	// references in the definition ask for.
 	Inputs []Input
+}
+
+// Auth are a server's OAuth settings, the config keys of the flags of the
+// same names. Secrets are never written here: ClientSecret, ClientKey,
+// Assertion and IDToken are references, env:VAR or file:PATH, read when the
+// server is used.
+type Auth struct {
+	ClientID          string `yaml:"client-id,omitempty"`
+	ClientSecret      string `yaml:"client-secret,omitempty"`
+	ClientKey         string `yaml:"client-key,omitempty"`
+	ClientMetadataURL string `yaml:"client-metadata-url,omitempty"`
+	Grant             string `yaml:"grant,omitempty"`
+	Assertion         string `yaml:"assertion,omitempty"`
+	IDToken           string `yaml:"id-token,omitempty"`
+	IDPTokenEndpoint  string `yaml:"idp-token-endpoint,omitempty"`
+	IDPClientID       string `yaml:"idp-client-id,omitempty"`
+	Scope             string `yaml:"scope,omitempty"`
+	DPoP              string `yaml:"dpop,omitempty"`
+}
+
+// IsZero reports whether no setting is given.
+func (a Auth) IsZero() bool { return a == Auth{} }
+
+// check verifies that the secret settings are references, not secrets.
+func (a Auth) check() error {
+	for _, f := range []struct{ key, v string }{{"client-secret", a.ClientSecret}, {"client-key", a.ClientKey}, {"assertion", a.Assertion}, {"id-token", a.IDToken}} {
+		if f.v != "" && !strings.HasPrefix(f.v, "env:") && !strings.HasPrefix(f.v, "file:") {
+			return fmt.Errorf("%s: want env:VAR or file:PATH (the secret itself does not belong in the file)", f.key)
+		}
+	}
+	return nil
 }
 
 // Input is a value VS Code asks the user for when a server starts,
@@ -372,11 +406,13 @@ type configServer struct {
 	// MaxMessageSize is a size as [ParseSize] reads it.
 	MaxMessageSize string `yaml:"max-message-size,omitempty"`
 	InheritEnv     bool   `yaml:"inherit-env,omitempty"`
+	Auth           `yaml:",inline"`
 }
 
 // configServerKeys are the keys a server of the config file may have.
 func configServerKeys() []string {
-	return []string{"command", "args", "env", "cwd", "url", "headers", "transport", "timeout", "max-message-size", "inherit-env"}
+	return []string{"command", "args", "env", "cwd", "url", "headers", "transport", "timeout", "max-message-size", "inherit-env",
+		"client-id", "client-secret", "client-key", "client-metadata-url", "grant", "assertion", "id-token", "idp-token-endpoint", "idp-client-id", "scope", "dpop"}
 }
 
 // servers reads the servers: map of the config file. Each entry is checked
@@ -416,7 +452,10 @@ func decodeConfigServer(name string, def *yaml.Node) (Server, error) {
 	if err := def.Decode(&cs); err != nil {
 		return Server{}, err
 	}
-	s := Server{Name: name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL, Headers: cs.Headers, InheritEnv: cs.InheritEnv}
+	s := Server{Name: name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL, Headers: cs.Headers, InheritEnv: cs.InheritEnv, Auth: cs.Auth}
+	if err := cs.Auth.check(); err != nil {
+		return Server{}, err
+	}
 	if cs.MaxMessageSize != "" {
 		n, err := ParseSize(cs.MaxMessageSize)
 		if err != nil {
@@ -437,6 +476,9 @@ func decodeConfigServer(name string, def *yaml.Node) (Server, error) {
 	}
 	if s.InheritEnv && s.Transport != TransportStdio {
 		return Server{}, errors.New("inherit-env applies to a command, not to a url")
+	}
+	if !s.Auth.IsZero() && s.Transport == TransportStdio {
+		return Server{}, errors.New("the OAuth settings (client-id, grant, …) apply to a url, not to a command")
 	}
 	return s, nil
 }

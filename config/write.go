@@ -69,6 +69,13 @@ func AddServer(path string, s Server, force bool) error {
 		cs.MaxMessageSize = exactSize(s.MaxMessageSize)
 	}
 	cs.InheritEnv = s.InheritEnv
+	if err := s.Auth.check(); err != nil {
+		return &InvalidError{Err: fmt.Errorf("server %q: %w", s.Name, err)}
+	}
+	if !s.Auth.IsZero() && s.Command != "" {
+		return &InvalidError{Err: fmt.Errorf("server %q: the OAuth settings apply to a url, not to a command", s.Name)}
+	}
+	cs.Auth = s.Auth
 	var def yaml.Node
 	if err := def.Encode(cs); err != nil {
 		return err

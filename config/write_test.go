@@ -122,3 +122,33 @@ func TestAddServerIOErrorIsNotInvalid(t *testing.T) {
 		t.Errorf("AddServer on a folder: error %v, want an I/O error, not *InvalidError", err)
 	}
 }
+
+func TestServerAuthSettings(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	a := Auth{ClientID: "cid", ClientSecret: "env:SECRET", Grant: "client-credentials", Scope: "read write", DPoP: "never"}
+	if err := AddServer(path, Server{Name: "prot", URL: "https://h/mcp", Auth: a}, false); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, true, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []*Problem
+	servers, err := c.servers(&problems)
+	if err != nil || len(problems) > 0 || len(servers) != 1 {
+		t.Fatalf("servers = %v, %v, problems %v", servers, err, problems)
+	}
+	if diff := cmp.Diff(a, servers[0].Auth); diff != "" {
+		t.Errorf("auth settings after a round trip (-want +got):\n%s", diff)
+	}
+	bad := Server{Name: "leak", URL: "https://h/mcp", Auth: Auth{ClientSecret: "s3cret"}}
+	var inv *InvalidError
+	if err := AddServer(path, bad, false); !errors.As(err, &inv) || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("a literal secret: error %v, want an InvalidError that does not quote it", err)
+	}
+	stdio := Server{Name: "cmd", Command: "srv", Auth: Auth{ClientID: "x"}}
+	if err := AddServer(path, stdio, false); !errors.As(err, &inv) {
+		t.Errorf("OAuth settings on a command: error %v, want an InvalidError", err)
+	}
+}
