@@ -427,9 +427,10 @@ func (m *ServerMetadata) CheckPKCE() error {
 // server's origin, else the default endpoints (/authorize, /token,
 // /register at that origin), marked Legacy.
 //
-// The issuer of a fetched document must be the origin (with or without a
-// trailing "/": that revision defined the authorization base URL as the
-// origin, and servers spell it both ways). Only a 4xx answer leads to the
+// The issuer of a fetched document must be at the server's origin (that
+// revision defined the authorization base URL as the origin; servers
+// write it with or without a trailing "/", or with the path their
+// authorization server is mounted under); another origin is refused. Only a 4xx answer leads to the
 // defaults; other failures are errors. The defaults list S256 in
 // CodeChallengeMethodsSupported, since that revision required PKCE.
 func (f *Fetcher) LegacyServerMetadata(ctx context.Context) (*ServerMetadata, error) {
@@ -462,8 +463,8 @@ func (f *Fetcher) LegacyServerMetadata(ctx context.Context) (*ServerMetadata, er
 	if err := r.decode(&asm); err != nil {
 		return nil, &Error{Op: op, Err: err}
 	}
-	if asm.Issuer != origin && asm.Issuer != origin+"/" {
-		return nil, &Error{Op: op, Err: fmt.Errorf("the metadata at %s names the issuer %q, not %q; not using it", r.url, asm.Issuer, origin)}
+	if iss, err := parseAbsolute(asm.Issuer); err != nil || originOf(iss) != origin {
+		return nil, &Error{Op: op, Err: fmt.Errorf("the metadata at %s names the issuer %q, not one at %s; not using it", r.url, asm.Issuer, origin)}
 	}
 	if err := f.checkEndpoints(&asm); err != nil {
 		return nil, &Error{Op: op, Err: fmt.Errorf("the metadata at %s: %w", r.url, err)}

@@ -469,6 +469,20 @@ func TestLegacyServerMetadata(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	t.Run("issuer under a path of the origin", func(t *testing.T) {
+		// What the backcompat scenario serves: the authorization server
+		// mounted at /oauth of the MCP server's origin.
+		mcp := newSite(t)
+		mcp.json("/.well-known/oauth-authorization-server", asDocument(mcp.URL+"/oauth", mcp.URL+"/oauth"))
+		f := &Fetcher{ServerURL: mcp.URL + "/mcp"}
+		asm, err := f.LegacyServerMetadata(testCtx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if asm.Issuer != mcp.URL+"/oauth" || asm.TokenEndpoint != mcp.URL+"/oauth/token" {
+			t.Errorf("asm = %+v", asm)
+		}
+	})
 	t.Run("wrong issuer", func(t *testing.T) {
 		mcp := newSite(t)
 		mcp.json("/.well-known/oauth-authorization-server", asDocument(mcp.URL, "https://attacker.example.com"))
