@@ -17,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mcpctl/mcpctl/cmd"
+	"github.com/mcpctl/mcpctl/internal/authserver"
 	"github.com/mcpctl/mcpctl/internal/faultserver"
 	"github.com/mcpctl/mcpctl/internal/testserver"
 )
@@ -28,6 +29,8 @@ func TestMain(m *testing.M) {
 		"mcpctl":      func() { os.Exit(cmd.Main()) },
 		"testserver":  func() { os.Exit(testserver.Main()) },
 		"faultserver": func() { os.Exit(faultserver.Main()) },
+		"authserver":  func() { os.Exit(authserver.Main()) },
+		"oauthfollow": func() { os.Exit(authserver.FollowMain()) },
 		"rsslaunch":   func() { os.Exit(rssLaunch(os.Args[1:])) },
 	})
 }
@@ -98,16 +101,17 @@ func TestScript(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitCode,
-			"waitfile": cmdWaitFile,
-			"gone":     cmdGone,
-			"sigint":   cmdSigint,
-			"filesize": cmdFileSize,
-			"tailis":   cmdTailIs,
-			"isjson":   cmdIsJSON,
-			"envfile":  cmdEnvFile,
-			"freeport": cmdFreePort,
-			"waitport": cmdWaitPort,
+			"exitcode":   cmdExitCode,
+			"waitfile":   cmdWaitFile,
+			"gone":       cmdGone,
+			"sigint":     cmdSigint,
+			"filesize":   cmdFileSize,
+			"tailis":     cmdTailIs,
+			"isjson":     cmdIsJSON,
+			"envfile":    cmdEnvFile,
+			"freeport":   cmdFreePort,
+			"waitport":   cmdWaitPort,
+			"tokenfiles": cmdTokenFiles,
 		},
 	})
 }
@@ -357,4 +361,41 @@ func environ(ts *testscript.TestScript) []string {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env
+}
+
+// tokenfiles DIR MODE checks that DIR holds at least one file with a token
+// the test authorization server issued (package authserver), and that every
+// such file has permission bits MODE (octal, e.g. 0600).
+func cmdTokenFiles(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tokenfiles DIR MODE")
+	}
+	want, err := strconv.ParseUint(args[1], 8, 32)
+	ts.Check(err)
+	found := 0
+	err = filepath.WalkDir(ts.MkAbs(args[0]), func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(data), authserver.AccessTokenPrefix) && !strings.Contains(string(data), authserver.RefreshTokenPrefix) {
+			return nil
+		}
+		found++
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if got := info.Mode().Perm(); uint64(got) != want {
+			ts.Fatalf("%s holds a token and has mode %#o, want %#o", path, got, want)
+		}
+		return nil
+	})
+	ts.Check(err)
+	if found == 0 {
+		ts.Fatalf("no file under %s holds a token", args[0])
+	}
 }

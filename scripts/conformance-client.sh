@@ -1,22 +1,147 @@
 #!/usr/bin/env bash
 # Client driver for the official MCP conformance harness
 # (@modelcontextprotocol/conformance). The harness runs this script with the
-# mock server's URL as the last argument and the scenario's name in
-# MCP_CONFORMANCE_SCENARIO; the driver turns each scenario into an ordinary
-# mcpctl command line. mcpctl itself knows nothing about scenarios.
+# mock server's URL as the last argument, the scenario's name in
+# MCP_CONFORMANCE_SCENARIO and, for scenarios that hand the client
+# credentials, a JSON object in MCP_CONFORMANCE_CONTEXT. The driver turns each
+# scenario into an ordinary mcpctl command line, one a user could type: the
+# credentials become flags (secrets through env:VAR or file:PATH, never on the
+# command line). mcpctl itself knows nothing about scenarios.
+#
+# The browser of the authorization-code flow is scripts/oauth-follow.sh,
+# through $BROWSER, the way a user's own browser is found. Each scenario gets
+# a state and config folder of its own, so runs share no tokens and no user
+# settings.
+#
+# MCPCTL_CONFORMANCE_DRY_RUN=1 prints the command lines (and the environment
+# they add) instead of running them: a check of the mapping without mcpctl.
 set -euo pipefail
 url="${!#}"
+here=$(cd "$(dirname "$0")" && pwd)
 mcpctl="${MCPCTL:-mcpctl}"
-case "${MCP_CONFORMANCE_SCENARIO:-}" in
+scenario="${MCP_CONFORMANCE_SCENARIO:-}"
+dry="${MCPCTL_CONFORMANCE_DRY_RUN:-}"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/state" "$work/config"
+
+# ctx FIELD prints a field of MCP_CONFORMANCE_CONTEXT. Node is on PATH
+# wherever the harness runs (it is a Node program); python3 may not be.
+ctx() {
+  node -e '
+    const [field] = process.argv.slice(1);
+    const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+    if (!raw) { console.error("conformance-client: MCP_CONFORMANCE_CONTEXT is not set"); process.exit(2); }
+    const v = JSON.parse(raw)[field];
+    if (typeof v !== "string" || v === "") { console.error(`conformance-client: MCP_CONFORMANCE_CONTEXT has no "${field}"`); process.exit(2); }
+    process.stdout.write(v);
+  ' "$1"
+}
+
+# run prints or runs one mcpctl command line, in the environment of a user
+# whose browser is the redirect follower. CI is unset: the harness may run
+# under CI=true (our CI does), which tells mcpctl that nobody can finish a
+# browser flow, while here the follower finishes it.
+run() {
+  local envs=(BROWSER="$here/oauth-follow.sh" XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config")
+  if [ -n "$dry" ]; then
+    printf '%s' "${envs[*]} mcpctl"
+    printf ' %q' "$@"
+    printf '\n'
+    return 0
+  fi
+  env -u CI "${envs[@]}" "$mcpctl" "$@"
+}
+
+case "$scenario" in
   initialize)
-    exec "$mcpctl" connect --url "$url" ;;
+    run connect --url "$url" ;;
   tools_call)
-    exec "$mcpctl" call add_numbers a=2 b=3 --url "$url" ;;
+    run call add_numbers a=2 b=3 --url "$url" ;;
   elicitation-sep1034-client-defaults)
-    exec "$mcpctl" call test_client_elicitation_defaults --elicit accept-defaults --url "$url" ;;
+    run call test_client_elicitation_defaults --elicit accept-defaults --url "$url" ;;
   sse-retry)
-    exec "$mcpctl" call test_reconnection --url "$url" ;;
+    run call test_reconnection --url "$url" ;;
+
+  # The authorization-code flow, with Dynamic Client Registration or with
+  # what the server's metadata offers; the follower plays the browser. These
+  # differ only in the server's behaviour (discovery paths, scopes, token
+  # endpoint authentication, iss, DPoP, refusals the client must make).
+  auth/metadata-default | auth/metadata-var1 | auth/metadata-var2 | auth/metadata-var3 | \
+    auth/2025-03-26-oauth-metadata-backcompat | auth/2025-03-26-oauth-endpoint-fallback | \
+    auth/scope-from-www-authenticate | auth/scope-from-scopes-supported | \
+    auth/scope-omitted-when-undefined | auth/scope-step-up | auth/scope-retry-limit | \
+    auth/token-endpoint-auth-basic | auth/token-endpoint-auth-post | auth/token-endpoint-auth-none | \
+    auth/resource-mismatch | auth/offline-access-scope | auth/offline-access-not-supported | \
+    auth/iss-supported | auth/iss-not-advertised | auth/iss-supported-missing | \
+    auth/iss-wrong-issuer | auth/iss-unexpected | auth/iss-normalized | \
+    auth/metadata-issuer-mismatch | auth/dpop | auth/dpop-nonce)
+    run call test-tool --url "$url" ;;
+
+  # A Client ID Metadata Document: the scenario's server accepts this fixed
+  # URL as the client_id without fetching it (basic-cimd.ts).
+  auth/basic-cimd)
+    run call test-tool --client-metadata-url https://conformance-test.local/client-metadata.json --url "$url" ;;
+
+  # The authorization server moves between two commands: the first command
+  # gets and stores a token from the first server; the second finds it
+  # refused, rediscovers, and must register anew with the second server.
+  auth/authorization-server-migration)
+    run call test-tool --url "$url"
+    run call test-tool --url "$url" ;;
+
+  # A pre-registered client (no registration endpoint), authorization code.
+  auth/pre-registration)
+    export MCPCTL_CONFORMANCE_CLIENT_SECRET
+    MCPCTL_CONFORMANCE_CLIENT_SECRET=$(ctx client_secret)
+    client_id=$(ctx client_id)
+    run call test-tool --client-id "$client_id" \
+      --client-secret env:MCPCTL_CONFORMANCE_CLIENT_SECRET --url "$url" ;;
+
+  # Client credentials, authenticated with a secret (client_secret_basic)...
+  auth/client-credentials-basic)
+    export MCPCTL_CONFORMANCE_CLIENT_SECRET
+    MCPCTL_CONFORMANCE_CLIENT_SECRET=$(ctx client_secret)
+    client_id=$(ctx client_id)
+    run call test-tool --grant client-credentials --client-id "$client_id" \
+      --client-secret env:MCPCTL_CONFORMANCE_CLIENT_SECRET --url "$url" ;;
+
+  # ...or with a private key (private_key_jwt; the algorithm follows the key).
+  auth/client-credentials-jwt)
+    key="$work/client-key.pem"
+    (umask 077 && ctx private_key_pem >"$key")
+    client_id=$(ctx client_id)
+    run call test-tool --grant client-credentials --client-id "$client_id" \
+      --client-key "file:$key" --url "$url" ;;
+
+  # Enterprise-managed authorization (SEP-990, named cross-app access in
+  # 0.1.16): the IdP's ID token is exchanged at the IdP for an ID-JAG, which
+  # is then presented to the authorization server as a JWT bearer grant.
+  auth/enterprise-managed-authorization | auth/cross-app-access-complete-flow)
+    export MCPCTL_CONFORMANCE_ID_TOKEN MCPCTL_CONFORMANCE_CLIENT_SECRET
+    MCPCTL_CONFORMANCE_ID_TOKEN=$(ctx idp_id_token)
+    MCPCTL_CONFORMANCE_CLIENT_SECRET=$(ctx client_secret)
+    idp_token_endpoint=$(ctx idp_token_endpoint)
+    idp_client_id=$(ctx idp_client_id)
+    client_id=$(ctx client_id)
+    run call test-tool --grant token-exchange \
+      --id-token env:MCPCTL_CONFORMANCE_ID_TOKEN \
+      --idp-token-endpoint "$idp_token_endpoint" --idp-client-id "$idp_client_id" \
+      --client-id "$client_id" --client-secret env:MCPCTL_CONFORMANCE_CLIENT_SECRET \
+      --url "$url" ;;
+
+  # Workload identity federation: a JWT from the workload's platform is the
+  # grant (RFC 7523). The context's expired and wrong-audience JWTs are for
+  # broken clients; a correct one presents the valid JWT.
+  auth/wif-jwt-bearer)
+    export MCPCTL_CONFORMANCE_ASSERTION
+    MCPCTL_CONFORMANCE_ASSERTION=$(ctx valid_jwt)
+    client_id=$(ctx client_id)
+    run call test-tool --grant jwt-bearer --assertion env:MCPCTL_CONFORMANCE_ASSERTION \
+      --client-id "$client_id" --url "$url" ;;
+
   *)
-    echo "conformance-client: no mcpctl command for scenario '${MCP_CONFORMANCE_SCENARIO:-}'" >&2
+    echo "conformance-client: no mcpctl command for scenario '$scenario'" >&2
     exit 2 ;;
 esac

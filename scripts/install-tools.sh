@@ -7,6 +7,11 @@
 # It also installs, into .tools/scaffold-ts/, the dependencies of the
 # TypeScript projects mcpctl scaffold generates (from the golden
 # package.json), so that the scaffold scripts share one npm install.
+# And, into .tools/conformance-next/, the next conformance harness
+# (0.2.0-alpha.12) beside the pinned 0.1.16: both packages name their binary
+# "conformance", so they cannot share one node_modules/.bin; a prefix of its
+# own keeps `conformance` (0.1.16) and `conformance-next/node_modules/.bin/
+# conformance` (the alpha) apart.
 # Idempotent: does nothing when the pinned versions are already there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,4 +48,18 @@ if ! cmp -s "$golden" "$ts/package.json" 2>/dev/null || [ ! -x "$ts/node_modules
   mkdir -p "$ts"
   cp "$golden" "$ts/package.json"
   (cd "$ts" && npm install --prefer-offline --no-audit --no-fund --loglevel=error >&2)
+fi
+
+# The next conformance harness, in a prefix of its own (see above). It runs on
+# the Node 22 installed above.
+next_packages=("@modelcontextprotocol/conformance@0.2.0-alpha.12")
+next="$tools/conformance-next"
+next_stamp="$next/.installed"
+next_want=$(printf '%s\n' "${next_packages[@]}")
+if [ ! -f "$next_stamp" ] || [ "$(cat "$next_stamp")" != "$next_want" ] ||
+  [ ! -x "$next/node_modules/.bin/conformance" ]; then
+  mkdir -p "$next"
+  echo "install-tools: installing ${next_packages[*]} into $next" >&2
+  npm install --prefix "$next" --no-audit --no-fund --loglevel=error "${next_packages[@]}" >&2
+  printf '%s\n' "$next_want" >"$next_stamp"
 fi
