@@ -118,6 +118,11 @@ type Token struct {
 	// only ever sent to Resource.
 	Issuer   string `json:"issuer"`
 	Resource string `json:"resource"`
+	// Grant and ClientID say how the token was obtained: the --grant and
+	// the --client-id given (empty for a dynamic registration). A command
+	// that names another grant or client does not use it.
+	Grant    string `json:"grant,omitempty"`
+	ClientID string `json:"client_id,omitempty"`
 	// DPoPKey is the private key (JWK, JSON) the token is bound to, for
 	// DPoP tokens.
 	DPoPKey []byte `json:"dpop_key,omitempty"`

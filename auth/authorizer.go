@@ -522,7 +522,7 @@ func (a *Authorizer) load() {
 		return
 	}
 	tok, err := a.o.Store.Token(issuer, a.resource)
-	if err != nil || tok == nil {
+	if err != nil || tok == nil || !a.mine(tok) {
 		return
 	}
 	a.tokenSecrets(tok)
@@ -609,9 +609,25 @@ func (a *Authorizer) refreshLocked(ctx context.Context, tok *Token, asm *ServerM
 	return nil
 }
 
+// mine reports whether a stored token was obtained the way this command
+// asks for one: with the same grant and, when a client ID is given, by
+// that client. A token from a browser sign-in is not used by a command
+// that names client credentials, nor the other way round.
+func (a *Authorizer) mine(t *Token) bool {
+	grant := t.Grant
+	if grant == "" {
+		grant = GrantAuthorizationCode
+	}
+	if grant != a.o.Grant {
+		return false
+	}
+	return a.o.Client.ClientID == "" || t.ClientID == a.o.Client.ClientID
+}
+
 // keep makes t the token in use, and stores it.
 func (a *Authorizer) keep(t *Token, asm *ServerMetadata, p prover, requested []string) {
 	t.Issuer, t.Resource = asm.Issuer, a.resource
+	t.Grant, t.ClientID = a.o.Grant, a.o.Client.ClientID
 	if t.TokenType == "" {
 		t.TokenType = "Bearer"
 	}

@@ -122,7 +122,7 @@ func TestInteractive(t *testing.T) {
 		{nil, false, true, true},
 		{[]string{"CI=true"}, true, true, false},
 		{[]string{"BROWSER=/bin/follow"}, false, false, true},
-		{[]string{"CI=true", "BROWSER=/bin/follow"}, false, false, true},
+		{[]string{"CI=true", "BROWSER=/bin/follow"}, false, false, false},
 		{[]string{"CI=false"}, true, false, true},
 	}
 	for _, tt := range tests {

@@ -109,15 +109,16 @@ func (f *Factory) stateDir() (string, error) {
 	return filepath.Join(home, ".local", "state", "mcpctl"), nil
 }
 
-// interactive reports whether a browser sign-in can be completed here:
-// $BROWSER is set (an explicit way to open the URL, which wins over CI), or
-// a terminal is attached and CI is not "true".
+// interactive reports whether a browser sign-in can be completed here. CI
+// set to "true" says no one is there: a CI job fails at once (exit 8) rather
+// than wait for a browser, whatever else is set. Otherwise $BROWSER (an
+// explicit way to open the URL) or a terminal on stdin or stderr says yes.
 func (f *Factory) interactive() bool {
-	if b, ok := f.LookupEnv("BROWSER"); ok && b != "" {
-		return true
-	}
 	if ci, _ := f.LookupEnv("CI"); strings.EqualFold(ci, "true") {
 		return false
+	}
+	if b, ok := f.LookupEnv("BROWSER"); ok && b != "" {
+		return true
 	}
 	ios := f.IOStreams
 	return ios.IsStdinTTY() || ios.IsStderrTTY()

@@ -47,12 +47,20 @@ run() {
   local envs=(BROWSER="$here/oauth-follow.sh" XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config")
   if [ -n "$dry" ]; then
     printf '%s' "${envs[*]} mcpctl"
-    printf ' %q' "$@"
+    printf ' %q' "$@" ${version[@]+"${version[@]}"}
     printf '\n'
     return 0
   fi
-  env -u CI "${envs[@]}" "$mcpctl" "$@"
+  env -u CI "${envs[@]}" "$mcpctl" "$@" ${version[@]+"${version[@]}"}
 }
+
+# The harness names the revision to speak when it runs a scenario at a given
+# wire (MCP_CONFORMANCE_PROTOCOL_VERSION); mcpctl is told it as a user
+# would tell it.
+version=()
+if [ -n "${MCP_CONFORMANCE_PROTOCOL_VERSION:-}" ]; then
+  version=(--protocol-version "$MCP_CONFORMANCE_PROTOCOL_VERSION")
+fi
 
 case "$scenario" in
   initialize)
@@ -63,6 +71,8 @@ case "$scenario" in
     run call test_client_elicitation_defaults --elicit accept-defaults --url "$url" ;;
   sse-retry)
     run call test_reconnection --url "$url" ;;
+  request-metadata)
+    run list --url "$url" ;;
 
   # The authorization-code flow, with Dynamic Client Registration or with
   # what the server's metadata offers; the follower plays the browser. These

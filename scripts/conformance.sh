@@ -7,7 +7,8 @@
 #   0.2.0-alpha.12  every auth/* scenario (33) at its default wire, and again
 #                   with --spec-version 2026-07-28 where the scenario's
 #                   version list includes 2026-07-28 and its default wire is
-#                   not already that one.
+#                   not already that one; tools_call at both wires and
+#                   request-metadata.
 #
 # A scenario passes when the harness exits 0, prints OVERALL: PASSED, and its
 # checks.json holds at least one SUCCESS and no FAILURE or WARNING. The run
@@ -34,41 +35,16 @@ v2_bin="$root/.tools/conformance-next/node_modules/.bin/conformance"
 # The non-auth scenarios mcpctl passes at 0.1.16. The others of 0.2.0 (and
 # these at its 2026-07-28 wire) belong to issue 13.
 core_scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+# The non-auth scenarios of 0.2.0 mcpctl passes so far, with the wire to run
+# them at (the rest of that version's non-auth scenarios are issue 13's).
+v2_core=("tools_call 2025-11-25 -" "tools_call 2026-07-28 2026-07-28" "request-metadata 2026-07-28 -")
 
-# EXPECTED_FAIL: "VERSION SCENARIO WIRE" entries that must fail, each with its
-# reason. At the 2026-07-28 wire the suite's mock MCP server is stateless (no
-# initialize; every request carries _meta and MCP-Protocol-Version; see
-# handleStateless in the harness's auth/helpers/createServer.ts). mcpctl does
-# not speak that wire yet (issue 13): its initialize is refused with 400, so
-# every scenario that needs a successful MCP request after authorizing (or, for
-# step-up and retry-limit, an unauthenticated initialize) fails at that wire.
-# Scenarios whose whole point is that the client refuses (resource-mismatch,
-# the iss-* rejections, metadata-issuer-mismatch) end at the 401 before the
-# wire matters, so they are expected to pass and are not listed.
-modern_wire="issue 13: modern wire"
-EXPECTED_FAIL=(
-  # Introduced in 2026-07-28: their default wire is the modern one.
-  "$v2 auth/offline-access-scope 2026-07-28|$modern_wire"
-  "$v2 auth/offline-access-not-supported 2026-07-28|$modern_wire"
-  "$v2 auth/authorization-server-migration 2026-07-28|$modern_wire"
-  "$v2 auth/iss-supported 2026-07-28|$modern_wire"
-  "$v2 auth/iss-not-advertised 2026-07-28|$modern_wire"
-  # Run again with --spec-version 2026-07-28.
-  "$v2 auth/metadata-default 2026-07-28|$modern_wire"
-  "$v2 auth/metadata-var1 2026-07-28|$modern_wire"
-  "$v2 auth/metadata-var2 2026-07-28|$modern_wire"
-  "$v2 auth/metadata-var3 2026-07-28|$modern_wire"
-  "$v2 auth/basic-cimd 2026-07-28|$modern_wire"
-  "$v2 auth/scope-from-www-authenticate 2026-07-28|$modern_wire"
-  "$v2 auth/scope-from-scopes-supported 2026-07-28|$modern_wire"
-  "$v2 auth/scope-omitted-when-undefined 2026-07-28|$modern_wire"
-  "$v2 auth/scope-step-up 2026-07-28|$modern_wire"
-  "$v2 auth/scope-retry-limit 2026-07-28|$modern_wire"
-  "$v2 auth/token-endpoint-auth-basic 2026-07-28|$modern_wire"
-  "$v2 auth/token-endpoint-auth-post 2026-07-28|$modern_wire"
-  "$v2 auth/token-endpoint-auth-none 2026-07-28|$modern_wire"
-  "$v2 auth/pre-registration 2026-07-28|$modern_wire"
-)
+# EXPECTED_FAIL: "VERSION SCENARIO WIRE|REASON" entries that must fail, each
+# with its reason. Empty: every run of the matrix passes. At the 2026-07-28
+# wire the suite's mock MCP server is stateless (no initialize; every request
+# carries _meta and MCP-Protocol-Version); the driver asks mcpctl for that
+# revision with --protocol-version, as a user would.
+EXPECTED_FAIL=()
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -97,6 +73,9 @@ matrix="$work/matrix"
 for s in "${core_scenarios[@]}"; do
   echo "$v1 $s default -" >>"$matrix"
 done
+for e in "${v2_core[@]}"; do
+  echo "$v2 $e" >>"$matrix"
+done
 v1_auth=$(auth_scenarios "$v1_bin")
 v2_auth=$(auth_scenarios "$v2_bin")
 while read -r s _; do
@@ -123,7 +102,7 @@ fi
 
 # Every EXPECTED_FAIL entry must name a run of the matrix: a typo would
 # otherwise hide a real failure.
-for e in "${EXPECTED_FAIL[@]}"; do
+for e in ${EXPECTED_FAIL[@]+"${EXPECTED_FAIL[@]}"}; do
   key=${e%%|*}
   if ! awk '{print $1" "$2" "$3}' "$matrix" | grep -qxF "$key"; then
     echo "conformance: EXPECTED_FAIL entry '$key' is not in the matrix" >&2
@@ -197,7 +176,7 @@ awk '{print $0" "NR}' "$matrix" |
 
 expected_reason() {
   local key=$1 e
-  for e in "${EXPECTED_FAIL[@]}"; do
+  for e in ${EXPECTED_FAIL[@]+"${EXPECTED_FAIL[@]}"}; do
     if [ "${e%%|*}" = "$key" ]; then
       echo "${e#*|}"
       return 0
