@@ -72,7 +72,7 @@ case "$scenario" in
   sse-retry)
     run call test_reconnection --url "$url" ;;
   request-metadata)
-    run list --url "$url" ;;
+    run connect --url "$url" ;;
 
   # The authorization-code flow, with Dynamic Client Registration or with
   # what the server's metadata offers; the follower plays the browser. These

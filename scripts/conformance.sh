@@ -220,7 +220,7 @@ for version in "$v1" "$v2"; do
   total=$((${n_pass[$version]:-0} + ${n_fail[$version]:-0} + ${n_xfail[$version]:-0} + ${n_xpass[$version]:-0}))
   [ "$total" -eq 0 ] && continue
   echo "conformance $version: ${n_pass[$version]:-0} scenario runs passed, ${n_fail[$version]:-0} failed," \
-    "${n_xfail[$version]:-0} expected failures ($modern_wire), ${n_xpass[$version]:-0} unexpected passes, of $total"
+    "${n_xfail[$version]:-0} expected failures, ${n_xpass[$version]:-0} unexpected passes, of $total"
 done
 echo "conformance: $(($(date +%s) - start))s with ${CONFORMANCE_JOBS:-2} at once"
 exit $bad
