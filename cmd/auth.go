@@ -19,6 +19,8 @@ type AuthOptions struct {
 	Server  ServerOptions
 	// Action is login, status, logout or token.
 	Action string
+	// Output is status's output format.
+	Output OutputOptions
 }
 
 // NewCmdAuth builds `mcpctl auth`: sign in to a protected HTTP server,
@@ -45,7 +47,7 @@ demand: sign in now, show what is stored, forget it, print a token.`,
 			"  mcpctl auth login --url https://example.com/mcp\n  mcpctl auth login -s work --no-browser\n  mcpctl auth login --url https://example.com/mcp --grant client-credentials --client-id ID --client-secret env:SECRET"},
 		{"status", "Show the stored tokens (never the tokens themselves)",
 			"Show, for each stored token or for the server given, the authorization server,\nthe resource, the scopes, when it expires, whether it can be refreshed and how\nmcpctl is registered. No token or secret is printed.",
-			"  mcpctl auth status\n  mcpctl auth status --url https://example.com/mcp"},
+			"  mcpctl auth status\n  mcpctl auth status --url https://example.com/mcp\n  mcpctl auth status -o json --jq '.[].expiry'"},
 		{"logout", "Forget the stored token of a server",
 			"Delete the server's stored tokens. The client registration is kept.",
 			"  mcpctl auth logout --url https://example.com/mcp\n  mcpctl auth logout -s work"},
@@ -62,6 +64,11 @@ demand: sign in now, show what is stored, forget it, print a token.`,
 			Args:    cobra.NoArgs,
 			RunE: func(c *cobra.Command, args []string) error {
 				setServerArgs(c, args, &opts.Server)
+				if opts.Action == "status" {
+					if err := opts.Output.validate(); err != nil {
+						return err
+					}
+				}
 				if runF != nil {
 					return runF(opts)
 				}
@@ -70,6 +77,7 @@ demand: sign in now, show what is stored, forget it, print a token.`,
 		}
 		if sc.name == "status" {
 			sub.Use = "status [-s NAME | --url URL]"
+			addOutputFlags(sub, &opts.Output)
 		}
 		addServerFlags(sub, &opts.Server)
 		cmd.AddCommand(sub)
@@ -82,7 +90,7 @@ func authRun(ctx context.Context, opts *AuthOptions) error {
 	f := opts.Factory
 	o := &opts.Server
 	if opts.Action == "status" && !o.chosen() {
-		return authStatusAll(f)
+		return authStatusAll(f, &opts.Output)
 	}
 	if err := o.validate(); err != nil {
 		return err
@@ -124,7 +132,7 @@ func authRun(ctx context.Context, opts *AuthOptions) error {
 		if e == nil {
 			return &ExitCodeError{Code: ExitAuth, Msg: fmt.Sprintf("no token stored for %s (%s)", o.describe(), loginHint(o))}
 		}
-		return printAuthStatus(out, []auth.StoreEntry{*e}, time.Now())
+		return writeAuthStatus(f, &opts.Output, []auth.StoreEntry{*e})
 	case "logout":
 		had, err := az.Logout()
 		if err != nil {
@@ -148,7 +156,7 @@ func authRun(ctx context.Context, opts *AuthOptions) error {
 }
 
 // authStatusAll shows every stored token.
-func authStatusAll(f *Factory) error {
+func authStatusAll(f *Factory, out *OutputOptions) error {
 	dir, err := f.stateDir()
 	if err != nil {
 		return err
@@ -158,9 +166,21 @@ func authStatusAll(f *Factory) error {
 	if err != nil {
 		return err
 	}
-	if len(list) == 0 {
+	if len(list) == 0 && !out.structured() {
 		fmt.Fprintf(f.IOStreams.ErrOut, "no tokens stored in %s\n", dir)
 		return nil
+	}
+	return writeAuthStatus(f, out, list)
+}
+
+// writeAuthStatus prints the entries as a table, or as JSON or YAML (an
+// array, empty when nothing is stored) when asked.
+func writeAuthStatus(f *Factory, out *OutputOptions, list []auth.StoreEntry) error {
+	if out.structured() {
+		if list == nil {
+			list = []auth.StoreEntry{}
+		}
+		return out.write(f.printer(), list)
 	}
 	return printAuthStatus(f.IOStreams.Out, list, time.Now())
 }
