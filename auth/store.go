@@ -153,10 +153,25 @@ func (s *Store) write(d *storeData) error {
 	return nil
 }
 
-// update runs f on the file's content and writes it back.
+// lockWait bounds the wait for another process's update of the store.
+const lockWait = 5 * time.Second
+
+// update runs f on the file's content and writes it back. The read and the
+// write happen under a lock on auth.json.lock, so concurrent mcpctl
+// processes see each other's changes; if the lock cannot be had within
+// lockWait (a process stuck holding it), the update goes ahead unlocked
+// with a warning rather than hang.
 func (s *Store) update(f func(d *storeData)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return fmt.Errorf("creating the token store directory: %w", err)
+	}
+	if unlock, err := lockFile(s.path()+".lock", lockWait); err == nil {
+		defer unlock()
+	} else if s.Warn != nil {
+		s.Warn(fmt.Sprintf("token store %s: not locked (%v); another mcpctl may be updating it", s.path(), err))
+	}
 	d, err := s.read()
 	if err != nil {
 		return err

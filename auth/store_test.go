@@ -1,9 +1,11 @@
 package auth
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -103,12 +105,14 @@ func TestStorePermissionsAndAtomicity(t *testing.T) {
 		t.Errorf("dir mode %o, want 700", m)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		t.Errorf("dir holds %v, want only %s (no temporary files left)", names, StoreFile)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	// The lock file stays (removing it would race with another process
+	// taking it); no temporary file may.
+	if want := []string{StoreFile, StoreFile + ".lock"}; !cmp.Equal(names, want) {
+		t.Errorf("dir holds %v, want %v (no temporary files left)", names, want)
 	}
 }
 
@@ -162,5 +166,33 @@ func TestStoreRejectsIncompleteKeys(t *testing.T) {
 	}
 	if err := s.SaveRegistration(&Registration{ClientID: "x"}); err == nil {
 		t.Error("SaveRegistration without issuer succeeded")
+	}
+}
+
+// TestStoreConcurrentProcesses saves tokens through separate Stores on one
+// directory at once, as separate mcpctl processes would: the file lock
+// keeps every one of them.
+func TestStoreConcurrentProcesses(t *testing.T) {
+	dir := t.TempDir()
+	const n = 16
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := NewStore(dir)
+			tok := &Token{AccessToken: fmt.Sprintf("at-%d", i), TokenType: "Bearer", Issuer: "https://as.example.com", Resource: fmt.Sprintf("https://mcp%d.example.com/mcp", i)}
+			if err := s.SaveToken(tok); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	list, err := NewStore(dir).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != n {
+		t.Errorf("%d tokens stored, want %d", len(list), n)
 	}
 }
