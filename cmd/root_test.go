@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,5 +103,31 @@ func TestSignalContextStopUnused(t *testing.T) {
 	<-c.Done()
 	if c.sigs != nil {
 		t.Error("signals caught after stop")
+	}
+}
+
+// Commands that never wait on their context catch no signal: their run
+// starts no goroutine or thread for it (see signalContext).
+func TestVersionCatchesNoSignal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("servers: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"version"}, {"servers", "--config", cfg}} {
+		c := newSignalContext()
+		ios, _, _, errOut := Test()
+		f := NewFactory(ios)
+		f.Environ = func() []string { return []string{"HOME=" + dir} }
+		f.Getwd = func() (string, error) { return dir, nil }
+		f.Hurry = c.hurry
+		if code := runWith(c, f, args); code != ExitOK {
+			t.Errorf("%q: exit %d: %s", args, code, errOut)
+		}
+		if c.sigs != nil {
+			t.Errorf("%q: signals caught", args)
+		}
+		c.stop()
 	}
 }
