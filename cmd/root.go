@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -23,18 +24,64 @@ import (
 // The first Ctrl-C (or SIGTERM, SIGHUP) cancels the command's context: the
 // request in flight is cancelled and the server shut down politely. A
 // second one closes [Factory.Hurry]: the shutdown stops waiting and kills
-// the server at once.
+// the server at once. The signals are caught from the moment the command
+// first waits on its context (see [newSignalContext]).
 func Main() int {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	hurry := make(chan struct{})
-	go watchSignals(ctx, sigs, cancel, hurry)
+	ctx := newSignalContext()
+	defer ctx.stop()
 	f := NewFactory(System())
-	f.Hurry = hurry
+	f.Hurry = ctx.hurry
 	return runWith(ctx, f, os.Args[1:])
+}
+
+// signalContext is the context of a command run from the terminal: it is
+// cancelled at the first SIGINT, SIGTERM or SIGHUP, and hurry is closed at
+// the second.
+//
+// The signals are caught only from the first call of Done, which whatever
+// waits on the context makes (directly, or by deriving a context from it,
+// or by starting a process with it). Catching them costs a handler and two
+// goroutines, with the threads that run them, about a twentieth of the
+// start-up of `mcpctl version`; a command that never waits on its context
+// (version, servers, completion) could not act on its cancellation anyway,
+// and is ended by the signal as any program is.
+type signalContext struct {
+	// Context is the cancelable context Done, Err and Value read; it is
+	// the *context.cancelCtx that contexts derived from a signalContext
+	// find by Value, so deriving one starts no goroutine.
+	context.Context
+	cancel context.CancelFunc
+	hurry  chan struct{}
+
+	once sync.Once
+	sigs chan os.Signal // nil until the signals are caught
+}
+
+// newSignalContext returns a signalContext that catches no signal yet.
+func newSignalContext() *signalContext {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &signalContext{Context: ctx, cancel: cancel, hurry: make(chan struct{})}
+}
+
+// Done starts catching the signals, on its first call, and returns the
+// channel closed when the command is cancelled.
+func (c *signalContext) Done() <-chan struct{} {
+	c.once.Do(func() {
+		c.sigs = make(chan os.Signal, 2)
+		signal.Notify(c.sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		go watchSignals(c.Context, c.sigs, c.cancel, c.hurry)
+	})
+	return c.Context.Done()
+}
+
+// stop stops catching the signals and cancels the context, which ends
+// the goroutine that watched them.
+func (c *signalContext) stop() {
+	c.once.Do(func() {}) // no catching starts after this
+	if c.sigs != nil {
+		signal.Stop(c.sigs)
+	}
+	c.cancel()
 }
 
 // watchSignals cancels the command at the first signal and closes hurry

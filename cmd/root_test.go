@@ -2,8 +2,13 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestCommandNamed(t *testing.T) {
@@ -51,4 +56,78 @@ func TestRunBuildsOnlyTheNamedCommand(t *testing.T) {
 func mustTest() *IOStreams {
 	ios, _, _, _ := Test()
 	return ios
+}
+
+// The run's context catches no signal until something waits on it; then
+// the first signal cancels it (and what was derived from it) and the
+// second closes hurry.
+func TestSignalContext(t *testing.T) {
+	// Not parallel: it sends SIGHUP to the test process, which only this
+	// test catches.
+	c := newSignalContext()
+	defer c.stop()
+	if c.sigs != nil {
+		t.Fatal("signals caught before anything waited on the context")
+	}
+	if c.Err() != nil {
+		t.Fatalf("Err = %v before any signal", c.Err())
+	}
+	ctx, cancel := context.WithTimeout(c, time.Hour)
+	defer cancel()
+	if c.sigs == nil {
+		t.Fatal("deriving a context did not start catching signals")
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	if !errors.Is(ctx.Err(), context.Canceled) || !errors.Is(c.Err(), context.Canceled) {
+		t.Fatalf("after one signal: Err = %v, derived Err = %v, want context.Canceled", c.Err(), ctx.Err())
+	}
+	select {
+	case <-c.hurry:
+		t.Fatal("hurried after one signal")
+	default:
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	<-c.hurry
+}
+
+// stop before anything waited: nothing was caught, and nothing is after.
+func TestSignalContextStopUnused(t *testing.T) {
+	t.Parallel()
+	c := newSignalContext()
+	c.stop()
+	<-c.Done()
+	if c.sigs != nil {
+		t.Error("signals caught after stop")
+	}
+}
+
+// Commands that never wait on their context catch no signal: their run
+// starts no goroutine or thread for it (see signalContext).
+func TestVersionCatchesNoSignal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("servers: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"version"}, {"servers", "--config", cfg}} {
+		c := newSignalContext()
+		ios, _, _, errOut := Test()
+		f := NewFactory(ios)
+		f.Environ = func() []string { return []string{"HOME=" + dir} }
+		f.Getwd = func() (string, error) { return dir, nil }
+		f.Hurry = c.hurry
+		if code := runWith(c, f, args); code != ExitOK {
+			t.Errorf("%q: exit %d: %s", args, code, errOut)
+		}
+		if c.sigs != nil {
+			t.Errorf("%q: signals caught", args)
+		}
+		c.stop()
+	}
 }

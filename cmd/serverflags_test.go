@@ -2,13 +2,18 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/transport"
@@ -208,6 +213,15 @@ func TestOneShotReadsNoFiles(t *testing.T) {
 	t.Parallel()
 	settings := []string{"MCPCTL_OUTPUT=text", "MCPCTL_TIMEOUT=5s", "MCPCTL_PROTOCOL_VERSION=2025-06-18"}
 	missing := filepath.Join(t.TempDir(), "no-such-server")
+	// A server that answers, so that the whole run is covered, not only
+	// the part before a failed connection.
+	s := mcp.NewServer(&mcp.Implementation{Name: "no-files", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
+	t.Cleanup(srv.Close)
 	tests := []struct {
 		args []string
 		env  []string
@@ -216,6 +230,8 @@ func TestOneShotReadsNoFiles(t *testing.T) {
 		{[]string{"version"}, nil, ExitOK},
 		{[]string{"list", "--demo"}, settings, ExitOK},
 		{[]string{"list", "--demo", "-o", "json", "--timeout", "5s", "--protocol-version", "2025-06-18"}, nil, ExitOK},
+		{[]string{"list", "--url", srv.URL}, settings, ExitOK},
+		{[]string{"list", "--url", srv.URL, "-o", "json", "--timeout", "5s", "--protocol-version", "2025-06-18"}, nil, ExitOK},
 		{[]string{"list", "--url", "http://127.0.0.1:1/mcp"}, settings, ExitError},
 		{[]string{"list", "--", missing}, settings, ExitError},
 	}

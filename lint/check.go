@@ -104,7 +104,7 @@ func (c *checker) list(l List, m client.ListKind, declared bool) []item {
 			subject = fmt.Sprintf("%s page %d", m.Method, i+1)
 		}
 		// The items are checked one by one, each with its own subject.
-		res := c.shape(p.Result, listResultDefs[m.Key], subject, "/"+m.Key+"/")
+		res := c.shape(p.Result, listResultDef(m.Key), subject, "/"+m.Key+"/")
 		var list []json.RawMessage
 		if json.Unmarshal(res[m.Key], &list) != nil {
 			continue

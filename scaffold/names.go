@@ -131,25 +131,37 @@ func joinLower(name, sep string) string {
 	return strings.Join(ws, sep)
 }
 
-// goReservedBases are the file names (without .go) of a Go project's own
-// files; a tool with such a name gets "_tool" appended to its file name.
-var goReservedBases = map[string]bool{"main": true, "server": true, "tools_gen": true}
+// isGoReservedBase reports the file names (without .go) of a Go project's
+// own files; a tool with such a name gets "_tool" appended to its file
+// name. It and isGoSuffix are switches, not maps, so that start-up builds
+// nothing for them.
+func isGoReservedBase(base string) bool {
+	switch base {
+	case "main", "server", "tools_gen":
+		return true
+	}
+	return false
+}
 
-// goSuffixes are the file-name suffixes the go command reads as build
+// isGoSuffix reports the file-name suffixes the go command reads as build
 // constraints (_test, _GOOS, _GOARCH); a tool file must not end in one.
-var goSuffixes = map[string]bool{
-	"test": true,
-	// GOOS values.
-	"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true,
-	"hurd": true, "illumos": true, "ios": true, "js": true, "linux": true, "nacl": true,
-	"netbsd": true, "openbsd": true, "plan9": true, "solaris": true, "wasip1": true,
-	"windows": true, "zos": true,
-	// GOARCH values.
-	"386": true, "amd64": true, "amd64p32": true, "arm": true, "armbe": true, "arm64": true,
-	"arm64be": true, "loong64": true, "mips": true, "mipsle": true, "mips64": true,
-	"mips64le": true, "mips64p32": true, "mips64p32le": true, "ppc": true, "ppc64": true,
-	"ppc64le": true, "riscv": true, "riscv64": true, "s390": true, "s390x": true,
-	"sparc": true, "sparc64": true, "wasm": true,
+func isGoSuffix(s string) bool {
+	switch s {
+	case "test",
+		// GOOS values.
+		"aix", "android", "darwin", "dragonfly", "freebsd",
+		"hurd", "illumos", "ios", "js", "linux", "nacl",
+		"netbsd", "openbsd", "plan9", "solaris", "wasip1",
+		"windows", "zos",
+		// GOARCH values.
+		"386", "amd64", "amd64p32", "arm", "armbe", "arm64",
+		"arm64be", "loong64", "mips", "mipsle", "mips64",
+		"mips64le", "mips64p32", "mips64p32le", "ppc", "ppc64",
+		"ppc64le", "riscv", "riscv64", "s390", "s390x",
+		"sparc", "sparc64", "wasm":
+		return true
+	}
+	return false
 }
 
 // goFileBase is the base name (without .go) of a tool's Go file:
@@ -159,7 +171,7 @@ var goSuffixes = map[string]bool{
 func goFileBase(name string) string {
 	base := joinLower(name, "_")
 	ws := strings.Split(base, "_")
-	if goReservedBases[base] || len(ws) > 1 && goSuffixes[ws[len(ws)-1]] {
+	if isGoReservedBase(base) || len(ws) > 1 && isGoSuffix(ws[len(ws)-1]) {
 		base += "_tool"
 	}
 	return base

@@ -37,15 +37,24 @@ const baseURL = "mcpctl:///schema.json"
 // values servers accept.
 var assertedFormats = []string{"email", "uri", "date", "date-time"}
 
-// dialects maps the $schema values mcpctl accepts (normalised by
-// dialectKey) to the names it shows.
-var dialects = map[string]string{
-	"https://json-schema.org/schema":               "2020-12", // "the latest", which is what the library takes it for
-	"https://json-schema.org/draft/2020-12/schema": "2020-12",
-	"https://json-schema.org/draft/2019-09/schema": "2019-09",
-	"https://json-schema.org/draft-07/schema":      "draft-07",
-	"https://json-schema.org/draft-06/schema":      "draft-06",
-	"https://json-schema.org/draft-04/schema":      "draft-04",
+// dialect maps a $schema value mcpctl accepts (normalised by dialectKey)
+// to the name it shows, and any other to "".
+func dialect(key string) string {
+	switch key {
+	case "https://json-schema.org/schema": // "the latest", which is what the library takes it for
+		return "2020-12"
+	case "https://json-schema.org/draft/2020-12/schema":
+		return "2020-12"
+	case "https://json-schema.org/draft/2019-09/schema":
+		return "2019-09"
+	case "https://json-schema.org/draft-07/schema":
+		return "draft-07"
+	case "https://json-schema.org/draft-06/schema":
+		return "draft-06"
+	case "https://json-schema.org/draft-04/schema":
+		return "draft-04"
+	}
+	return ""
 }
 
 // supportedDialects is how errors list the dialects.
@@ -225,7 +234,7 @@ func compile(raw json.RawMessage, onLoad func(url string)) (s *Schema, err error
 // supports.
 func checkDialect(v any) error {
 	if uri, ok := v.(string); ok {
-		if _, ok := dialects[dialectKey(uri)]; ok {
+		if dialect(dialectKey(uri)) != "" {
 			return nil
 		}
 	}
@@ -359,23 +368,36 @@ func indexSchemas(root *jsonschema.Schema) map[string]*jsonschema.Schema {
 	return idx
 }
 
-// Keywords whose value is a schema, a map of schemas or an array of schemas:
-// what walk.inspect follows. enum, const, default and examples hold data,
-// which must not be touched.
-var (
-	schemaKeywords = map[string]bool{
-		"additionalProperties": true, "additionalItems": true, "unevaluatedProperties": true,
-		"unevaluatedItems": true, "contains": true, "propertyNames": true, "not": true,
-		"if": true, "then": true, "else": true, "contentSchema": true, "items": true,
+// isSchemaKeyword, isSchemaMapKeyword and isSchemaListKeyword report the
+// keywords whose value is a schema, a map of schemas or an array of
+// schemas: what walk.inspect follows. enum, const, default and examples
+// hold data, which must not be touched.
+func isSchemaKeyword(kw string) bool {
+	switch kw {
+	case "additionalProperties", "additionalItems", "unevaluatedProperties",
+		"unevaluatedItems", "contains", "propertyNames", "not",
+		"if", "then", "else", "contentSchema", "items":
+		return true
 	}
-	schemaMapKeywords = map[string]bool{
-		"properties": true, "patternProperties": true, "$defs": true, "definitions": true,
-		"dependentSchemas": true, "dependencies": true,
+	return false
+}
+
+func isSchemaMapKeyword(kw string) bool {
+	switch kw {
+	case "properties", "patternProperties", "$defs", "definitions",
+		"dependentSchemas", "dependencies":
+		return true
 	}
-	schemaListKeywords = map[string]bool{
-		"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true, "items": true,
+	return false
+}
+
+func isSchemaListKeyword(kw string) bool {
+	switch kw {
+	case "allOf", "anyOf", "oneOf", "prefixItems", "items":
+		return true
 	}
-)
+	return false
+}
 
 // walk goes through the subschemas of a schema document before the library
 // sees it: it counts them, and removes each "pattern" that Go's regexp
@@ -404,17 +426,17 @@ func (w *walk) inspect(doc any, ptr string) {
 	}
 	for kw, v := range m {
 		at := ptr + "/" + escapePointer(kw)
-		if schemaKeywords[kw] {
+		if isSchemaKeyword(kw) {
 			w.inspect(v, at)
 		}
-		if schemaMapKeywords[kw] {
+		if isSchemaMapKeyword(kw) {
 			if sub, ok := v.(map[string]any); ok {
 				for name, s := range sub {
 					w.inspect(s, at+"/"+escapePointer(name))
 				}
 			}
 		}
-		if schemaListKeywords[kw] {
+		if isSchemaListKeyword(kw) {
 			if list, ok := v.([]any); ok {
 				for i, s := range list {
 					w.inspect(s, fmt.Sprintf("%s/%d", at, i))

@@ -109,7 +109,7 @@ func plainProperties(sh *shape) ([]Property, bool) {
 			return "", "", false
 		}
 		for _, n := range names {
-			if !simpleTypes[n] {
+			if !isSimpleType(n) {
 				return "", "", false
 			}
 		}

@@ -138,10 +138,15 @@ type valueType struct {
 	enum  []any    // enum or const members, when there is no type
 }
 
-// simpleTypes are the JSON Schema type names; others are ignored for typing.
-var simpleTypes = map[string]bool{
-	"string": true, "integer": true, "number": true, "boolean": true,
-	"null": true, "array": true, "object": true,
+// isSimpleType reports whether n is a JSON Schema type name; others are
+// ignored for typing. This and the other keyword sets of the package are
+// switches, not maps, so that start-up builds nothing for them.
+func isSimpleType(n string) bool {
+	switch n {
+	case "string", "integer", "number", "boolean", "null", "array", "object":
+		return true
+	}
+	return false
 }
 
 // typeOf reads the type a compiled schema allows: its "type", else what its
@@ -211,7 +216,7 @@ func (t valueType) String() string { return strings.Join(t.names(), "|") }
 // file's contents need no trimming.
 func (t valueType) textOnly() bool {
 	for _, n := range t.names() {
-		if n != "string" && simpleTypes[n] {
+		if n != "string" && isSimpleType(n) {
 			return false
 		}
 	}
@@ -246,7 +251,7 @@ func coerce(text string, t valueType) (v any, asText bool, err error) {
 	}
 	allowed := map[string]bool{}
 	for _, n := range t.types {
-		allowed[n] = simpleTypes[n]
+		allowed[n] = isSimpleType(n)
 	}
 	var tried []string
 	var firstErr error
@@ -305,10 +310,10 @@ func parseAs(name, text string) (any, error) {
 	case "array", "object":
 		v, err := decodeJSON([]byte(text))
 		if err != nil {
-			return nil, fmt.Errorf("%s is not %s: %w", quote(text), article[name], err)
+			return nil, fmt.Errorf("%s is not %s: %w", quote(text), article(name), err)
 		}
 		if k := kindOf(v); k != name {
-			return nil, fmt.Errorf("%s is not %s (got %s)", quote(text), article[name], article[k])
+			return nil, fmt.Errorf("%s is not %s (got %s)", quote(text), article(name), article(k))
 		}
 		return v, nil
 	}
@@ -348,17 +353,31 @@ func coerceEnum(text string, members []any) (any, bool, error) {
 }
 
 // article names a type in a sentence.
-var article = map[string]string{
-	"string": "a string", "integer": "an integer", "number": "a number",
-	"boolean": "a boolean", "null": "null",
-	"array": "a JSON array", "object": "a JSON object",
+func article(n string) string {
+	switch n {
+	case "string":
+		return "a string"
+	case "integer":
+		return "an integer"
+	case "number":
+		return "a number"
+	case "boolean":
+		return "a boolean"
+	case "null":
+		return "null"
+	case "array":
+		return "a JSON array"
+	case "object":
+		return "a JSON object"
+	}
+	return ""
 }
 
 // orList joins type names as "an integer, a number or null".
 func orList(names []string) string {
 	words := make([]string, len(names))
 	for i, n := range names {
-		words[i] = article[n]
+		words[i] = article(n)
 	}
 	if len(words) == 1 {
 		return words[0]

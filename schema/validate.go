@@ -698,10 +698,10 @@ func steps(kwLoc string) []step {
 		st := step{keyword: toks[i]}
 		next := i+1 < len(toks)
 		switch {
-		case schemaMapKeywords[st.keyword] && next:
+		case isSchemaMapKeyword(st.keyword) && next:
 			i++
 			st.arg = toks[i]
-		case schemaListKeywords[st.keyword] && next && isIndex(toks[i+1]):
+		case isSchemaListKeyword(st.keyword) && next && isIndex(toks[i+1]):
 			i++
 			st.arg = toks[i]
 		}

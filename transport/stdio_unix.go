@@ -44,31 +44,37 @@ func exitSignal(ps *os.ProcessState) string {
 
 // signalNames covers the signals a server plausibly dies of; the numbering
 // differs between Linux and macOS, so the table is built from the syscall
-// constants rather than written as numbers.
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGABRT: "SIGABRT",
-	syscall.SIGALRM: "SIGALRM",
-	syscall.SIGBUS:  "SIGBUS",
-	syscall.SIGFPE:  "SIGFPE",
-	syscall.SIGHUP:  "SIGHUP",
-	syscall.SIGILL:  "SIGILL",
-	syscall.SIGINT:  "SIGINT",
-	syscall.SIGKILL: "SIGKILL",
-	syscall.SIGPIPE: "SIGPIPE",
-	syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGSEGV: "SIGSEGV",
-	syscall.SIGSYS:  "SIGSYS",
-	syscall.SIGTERM: "SIGTERM",
-	syscall.SIGTRAP: "SIGTRAP",
-	syscall.SIGUSR1: "SIGUSR1",
-	syscall.SIGUSR2: "SIGUSR2",
-	syscall.SIGXCPU: "SIGXCPU",
-	syscall.SIGXFSZ: "SIGXFSZ",
+// constants rather than written as numbers. An array of constants, not a
+// map, so that the linker lays it out and start-up builds nothing.
+var signalNames = [...]struct {
+	sig  syscall.Signal
+	name string
+}{
+	{syscall.SIGABRT, "SIGABRT"},
+	{syscall.SIGALRM, "SIGALRM"},
+	{syscall.SIGBUS, "SIGBUS"},
+	{syscall.SIGFPE, "SIGFPE"},
+	{syscall.SIGHUP, "SIGHUP"},
+	{syscall.SIGILL, "SIGILL"},
+	{syscall.SIGINT, "SIGINT"},
+	{syscall.SIGKILL, "SIGKILL"},
+	{syscall.SIGPIPE, "SIGPIPE"},
+	{syscall.SIGQUIT, "SIGQUIT"},
+	{syscall.SIGSEGV, "SIGSEGV"},
+	{syscall.SIGSYS, "SIGSYS"},
+	{syscall.SIGTERM, "SIGTERM"},
+	{syscall.SIGTRAP, "SIGTRAP"},
+	{syscall.SIGUSR1, "SIGUSR1"},
+	{syscall.SIGUSR2, "SIGUSR2"},
+	{syscall.SIGXCPU, "SIGXCPU"},
+	{syscall.SIGXFSZ, "SIGXFSZ"},
 }
 
 func signalName(s syscall.Signal) string {
-	if name, ok := signalNames[s]; ok {
-		return name
+	for _, n := range signalNames {
+		if n.sig == s {
+			return n.name
+		}
 	}
 	return s.String()
 }

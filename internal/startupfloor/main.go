@@ -5,7 +5,13 @@
 // The libraries are linked and initialised as in mcpctl; like mcpctl, it
 // loads no config file and compiles no schema for `version`.
 //
-// scripts/startup.sh builds it and mcpctl and compares their start-up.
+// Built with -tags gojq it is the second baseline, "floor + gojq": the same
+// program that also links github.com/itchyny/gojq as mcpctl does for --jq
+// (parse, compile, run, marshal), and so pays gojq's package
+// initialisation, which builds its builtin function tables whatever the
+// command (see jq.go).
+//
+// scripts/startup.sh builds both and mcpctl and compares their start-up.
 package main
 
 import (
@@ -51,6 +57,9 @@ func main() {
 				return err
 			}
 			if _, err := jsonschema.CompileString("floor.json", v.GetString("schema")); err != nil {
+				return err
+			}
+			if err := useJQ(cmd.OutOrStdout(), v); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), lipgloss.NewStyle().Bold(true).Render("ok"))

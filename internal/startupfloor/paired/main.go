@@ -1,9 +1,10 @@
-// Command paired compares the start-up of two programs, whole process: it
-// runs them alternately (A, B, A, B, ...) so that a change in the machine's
-// load hits both alike, and prints each one's median wall time and the ratio
-// of the medians.
+// Command paired compares the start-up of a program with one or more
+// baselines, whole process: it runs them in turn (A, B, C, A, B, C, ...,
+// the order rotating each round) so that a change in the machine's load
+// hits all alike, and prints each one's median wall time and CPU time and
+// the ratios of A's medians to each baseline's.
 //
-// Usage: paired [-n RUNS] [-warmup N] 'A ARGS...' 'B ARGS...'
+// Usage: paired [-n RUNS] [-warmup N] 'A ARGS...' 'B ARGS...' ['C ARGS...' ...]
 //
 // The commands are split on spaces and run without a shell, their output
 // discarded.
@@ -23,36 +24,47 @@ func main() {
 	runs := flag.Int("n", 200, "number of runs of each program")
 	warmup := flag.Int("warmup", 20, "runs of each program before measuring")
 	flag.Parse()
-	if flag.NArg() != 2 {
-		fmt.Fprintln(os.Stderr, "usage: paired [-n RUNS] [-warmup N] 'A ARGS...' 'B ARGS...'")
+	if flag.NArg() < 2 {
+		fmt.Fprintln(os.Stderr, "usage: paired [-n RUNS] [-warmup N] 'A ARGS...' 'B ARGS...' ['C ARGS...' ...]")
 		os.Exit(2)
 	}
-	a, b := strings.Fields(flag.Arg(0)), strings.Fields(flag.Arg(1))
-	for range *warmup {
-		run(a)
-		run(b)
+	progs := make([]*program, flag.NArg())
+	for i, arg := range flag.Args() {
+		progs[i] = &program{name: string(rune('A' + i)), cmd: arg, argv: strings.Fields(arg)}
 	}
-	var wallA, wallB, cpuA, cpuB, ratios []float64
-	measure := func(argv []string, wall, cpu *[]float64) {
-		w, c := run(argv)
-		*wall, *cpu = append(*wall, w), append(*cpu, c)
+	for range *warmup {
+		for _, p := range progs {
+			run(p.argv)
+		}
 	}
 	for i := range *runs {
-		// Alternate which goes first, so neither always follows the other.
-		if i%2 == 0 {
-			measure(a, &wallA, &cpuA)
-			measure(b, &wallB, &cpuB)
-		} else {
-			measure(b, &wallB, &cpuB)
-			measure(a, &wallA, &cpuA)
+		// Rotate the order, so that no program always follows another.
+		for j := range progs {
+			p := progs[(i+j)%len(progs)]
+			w, c := run(p.argv)
+			p.wall, p.cpu = append(p.wall, w), append(p.cpu, c)
 		}
-		ratios = append(ratios, wallA[i]/wallB[i])
 	}
-	ma, mb := median(wallA), median(wallB)
-	fmt.Printf("A %-40s median wall %6.2f ms, user+sys %6.2f ms\n", flag.Arg(0), ma, median(cpuA))
-	fmt.Printf("B %-40s median wall %6.2f ms, user+sys %6.2f ms\n", flag.Arg(1), mb, median(cpuB))
-	fmt.Printf("ratio of medians A/B: wall %.2f, user+sys %.2f (median of paired wall ratios %.2f, %d pairs)\n",
-		ma/mb, median(cpuA)/median(cpuB), median(ratios), *runs)
+	for _, p := range progs {
+		fmt.Printf("%s %-40s median wall %6.2f ms, user+sys %6.2f ms\n", p.name, p.cmd, median(p.wall), median(p.cpu))
+	}
+	a := progs[0]
+	for _, b := range progs[1:] {
+		ratios := make([]float64, *runs)
+		for i := range ratios {
+			ratios[i] = a.wall[i] / b.wall[i]
+		}
+		fmt.Printf("ratio of medians A/%s: wall %.2f, user+sys %.2f (median of paired wall ratios %.2f, %d rounds)\n",
+			b.name, median(a.wall)/median(b.wall), median(a.cpu)/median(b.cpu), median(ratios), *runs)
+	}
+}
+
+// program is one command measured, with its wall and CPU times in
+// milliseconds, one per round.
+type program struct {
+	name, cmd string
+	argv      []string
+	wall, cpu []float64
 }
 
 // run runs the command once and returns its wall time and its user+system
