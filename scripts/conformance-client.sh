@@ -73,6 +73,14 @@ case "$scenario" in
     run call test_reconnection --url "$url" ;;
   request-metadata)
     run connect --url "$url" ;;
+  http-standard-headers | json-schema-ref-no-deref)
+    run list --url "$url" ;;
+  json-schema-2020-12-preservation)
+    # List the tools, then send the focal tool's inputSchema back through the
+    # echo tool as it was received: two commands a user could type.
+    schema=$(run list -o json --jq '.tools[] | select(.name == "json_schema_2020_12_tool") | .inputSchema' --url "$url")
+    if [ -n "$dry" ]; then schema='{}'; fi
+    run call json_schema_echo "schema:=$schema" --url "$url" ;;
 
   # The authorization-code flow, with Dynamic Client Registration or with
   # what the server's metadata offers; the follower plays the browser. These

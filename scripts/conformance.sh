@@ -7,8 +7,8 @@
 #   0.2.0-alpha.12  every auth/* scenario (33) at its default wire, and again
 #                   with --spec-version 2026-07-28 where the scenario's
 #                   version list includes 2026-07-28 and its default wire is
-#                   not already that one; tools_call at both wires and
-#                   request-metadata.
+#                   not already that one; and the non-auth scenarios listed
+#                   in v2_core below, each at the wires given there.
 #
 # A scenario passes when the harness exits 0, prints OVERALL: PASSED, and its
 # checks.json holds at least one SUCCESS and no FAILURE or WARNING. The run
@@ -37,7 +37,18 @@ v2_bin="$root/.tools/conformance-next/node_modules/.bin/conformance"
 core_scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
 # The non-auth scenarios of 0.2.0 mcpctl passes so far, with the wire to run
 # them at (the rest of that version's non-auth scenarios are issue 13's).
-v2_core=("tools_call 2025-11-25 -" "tools_call 2026-07-28 2026-07-28" "request-metadata 2026-07-28 -")
+v2_core=(
+  "initialize 2025-11-25 -"
+  "tools_call 2025-11-25 -"
+  "tools_call 2026-07-28 2026-07-28"
+  "elicitation-sep1034-client-defaults 2025-11-25 -"
+  "sse-retry 2025-11-25 -"
+  "request-metadata 2026-07-28 -"
+  "http-standard-headers 2026-07-28 -"
+  "json-schema-ref-no-deref 2026-07-28 -"
+  "json-schema-2020-12-preservation 2025-11-25 -"
+  "json-schema-2020-12-preservation 2026-07-28 2026-07-28"
+)
 
 # EXPECTED_FAIL: "VERSION SCENARIO WIRE|REASON" entries that must fail, each
 # with its reason. Empty: every run of the matrix passes. At the 2026-07-28
