@@ -121,9 +121,13 @@ type Client struct {
 	busyWarned bool                    // a refused server request was reported
 	init       InitializeResult
 	wire       string // modern era: the revision requests carry in _meta
-	handshake  time.Duration
-	generation uint64        // successful initializes so far
-	reinit     chan struct{} // non-nil while a re-initialization runs
+	// Modern era: the x-mcp-header annotations of the tools listed, and
+	// the tools excluded for invalid ones (name → reason).
+	toolHeaders  map[string][]ParamHeader
+	toolExcluded map[string]string
+	handshake    time.Duration
+	generation   uint64        // successful initializes so far
+	reinit       chan struct{} // non-nil while a re-initialization runs
 
 	reinitMu sync.Mutex // one re-initialization at a time
 
@@ -392,7 +396,11 @@ func (c *Client) roundTrip(ctx context.Context, method string, params json.RawMe
 		if params, err = c.withMeta(params); err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", method, err)
 		}
-		ctx = transport.WithHeaders(ctx, modernHeaders(method, params))
+		h := modernHeaders(method, params)
+		for k, v := range extraHeaders(ctx) {
+			h[k] = v
+		}
+		ctx = transport.WithHeaders(ctx, h)
 		// A modern request is cancelled by ending its HTTP request, not
 		// by notifications/cancelled.
 		cancellable = false

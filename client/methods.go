@@ -76,7 +76,11 @@ func (c *Client) ListAllPages(ctx context.Context, method, key string, onPage fu
 func listAll[T any](ctx context.Context, c *Client, method, key string, onPage func(ListPage)) ([]T, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	all, err := paginate[T](ctx, c.call, method, key, onPage)
+	call := c.call
+	if c.modern && method == "tools/list" {
+		call = c.callToolsList
+	}
+	all, err := paginate[T](ctx, call, method, key, onPage)
 	var (
 		pe *PaginationError
 		te *TimeoutError
@@ -312,6 +316,13 @@ func (c *Client) CallToolWith(ctx context.Context, name string, args json.RawMes
 	params, err := callToolParams(name, args, opts)
 	if err != nil {
 		return nil, err
+	}
+	if c.modern {
+		hs, err := c.paramHeaders(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		ctx = withExtraHeaders(ctx, ParamHeaderValues(hs, args))
 	}
 	raw, err := c.call(ctx, "tools/call", params)
 	if err != nil {

@@ -75,6 +75,23 @@ case "$scenario" in
     run connect --url "$url" ;;
   http-standard-headers | json-schema-ref-no-deref)
     run list --url "$url" ;;
+  http-custom-headers)
+    # The calls the scenario gives in its context, sent as given
+    # (--no-validate: one passes null where the schema says boolean).
+    node -e '
+      for (const c of JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT).toolCalls)
+        console.log(c.name + "\t" + JSON.stringify(c.arguments));
+    ' | while IFS=$'\t' read -r name args; do
+      run call "$name" --args "$args" --no-validate --url "$url" || exit 1
+    done ;;
+  http-invalid-tool-headers)
+    # Call every tool mcpctl lists: those with invalid x-mcp-header
+    # annotations must not be among them.
+    tools=$(run list -o json --jq '.tools[].name' --url "$url")
+    if [ -n "$dry" ]; then tools=valid_tool; fi
+    for t in $tools; do
+      run call "$t" region=us-west1 --url "$url" || exit 1
+    done ;;
   json-schema-2020-12-preservation)
     # List the tools, then send the focal tool's inputSchema back through the
     # echo tool as it was received: two commands a user could type.

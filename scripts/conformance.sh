@@ -45,6 +45,8 @@ v2_core=(
   "sse-retry 2025-11-25 -"
   "request-metadata 2026-07-28 -"
   "http-standard-headers 2026-07-28 -"
+  "http-custom-headers 2026-07-28 -"
+  "http-invalid-tool-headers 2026-07-28 -"
   "json-schema-ref-no-deref 2026-07-28 -"
   "json-schema-2020-12-preservation 2025-11-25 -"
   "json-schema-2020-12-preservation 2026-07-28 2026-07-28"
