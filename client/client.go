@@ -364,6 +364,9 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 		return nil, err
 	}
 	if c.modern {
+		if raw, err = c.inputRounds(ctx, method, params, raw); err != nil {
+			return nil, err
+		}
 		if err := checkResultType(method, raw); err != nil {
 			return nil, err
 		}

@@ -214,7 +214,7 @@ func (c *Client) withMeta(params json.RawMessage) (json.RawMessage, error) {
 		}
 		meta[k] = b
 	}
-	m, err := json.Marshal(meta)
+	m, err := marshalObject(meta)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func (c *Client) withMeta(params json.RawMessage) (json.RawMessage, error) {
 		return append(out, rest...), nil
 	}
 	fields["_meta"] = m
-	return json.Marshal(fields)
+	return marshalObject(fields)
 }
 
 // modernHeaders are the HTTP headers a modern request carries besides
@@ -303,7 +303,7 @@ func checkResultType(method string, raw json.RawMessage) error {
 	case "", "complete":
 		return nil
 	case "input_required":
-		return &ProtocolError{Method: method, Msg: `the server needs more input to finish (resultType "input_required", multi-round requests), which mcpctl does not answer yet`}
+		return &ProtocolError{Method: method, Msg: fmt.Sprintf(`the server still needs input after %d rounds (resultType "input_required"); giving up`, MaxInputRounds)}
 	}
 	return &ProtocolError{Method: method, Msg: fmt.Sprintf("unknown resultType %q", r.ResultType)}
 }

@@ -94,3 +94,39 @@ func TestIsModern(t *testing.T) {
 		}
 	}
 }
+
+// TestWithMetaKeepsArgumentBytes checks that merging _meta into params that
+// already have one does not rewrite the arguments (no HTML escaping of <,
+// > and &): a signature over them must still hold.
+func TestWithMetaKeepsArgumentBytes(t *testing.T) {
+	c := &Client{wire: ModernProtocolVersion, opts: Options{ProtocolVersion: ModernProtocolVersion, ClientInfo: Implementation{Name: "m", Version: "1"}}}
+	const args = `{"q":"a<b && c>d"}`
+	got, err := c.withMeta(json.RawMessage(`{"_meta":{"progressToken":"p"},"name":"t","arguments":` + args + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), `"arguments":`+args) {
+		t.Errorf("arguments changed: %s", got)
+	}
+}
+
+func TestWithInputResponses(t *testing.T) {
+	answers := map[string]json.RawMessage{"confirm": json.RawMessage(`{"action":"accept","content":{"confirmed":true}}`)}
+	state := json.RawMessage(`"{\"nonce\":\"a&b<c\"}"`)
+	got, err := withInputResponses(json.RawMessage(`{"name":"t","arguments":{"x":1},"requestState":"old","inputResponses":{"k":{}}}`), answers, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"arguments":{"x":1},"inputResponses":{"confirm":{"action":"accept","content":{"confirmed":true}}},"name":"t","requestState":"{\"nonce\":\"a&b<c\"}"}`
+	if string(got) != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	// No state from the server: none sent back.
+	got, err = withInputResponses(json.RawMessage(`{"name":"t","requestState":"old"}`), answers, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got), "requestState") {
+		t.Errorf("requestState kept: %s", got)
+	}
+}

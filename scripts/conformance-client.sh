@@ -75,6 +75,12 @@ case "$scenario" in
     run connect --url "$url" ;;
   http-standard-headers | json-schema-ref-no-deref)
     run list --url "$url" ;;
+  sep-2322-client-request-state)
+    # Multi-round tool calls: each tool asks for input (an elicitation form)
+    # before it finishes; mcpctl answers with the form's defaults.
+    for t in test_mrtr_echo_state test_mrtr_no_state test_mrtr_unrelated test_mrtr_no_result_type; do
+      run call "$t" --elicit accept-defaults --url "$url" || exit 1
+    done ;;
   http-custom-headers)
     # The calls the scenario gives in its context, sent as given
     # (--no-validate: one passes null where the schema says boolean).

@@ -47,6 +47,7 @@ v2_core=(
   "http-standard-headers 2026-07-28 -"
   "http-custom-headers 2026-07-28 -"
   "http-invalid-tool-headers 2026-07-28 -"
+  "sep-2322-client-request-state 2026-07-28 -"
   "json-schema-ref-no-deref 2026-07-28 -"
   "json-schema-2020-12-preservation 2025-11-25 -"
   "json-schema-2020-12-preservation 2026-07-28 2026-07-28"
