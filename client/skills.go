@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"reflect"
 	"slices"
@@ -262,18 +263,83 @@ func parseFrontmatter(content []byte) (json.RawMessage, error) {
 	if !closed {
 		return nil, errors.New("the YAML frontmatter has no closing --- line")
 	}
-	var v any
-	if err := yaml.Unmarshal([]byte(block.String()), &v); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(block.String()), &doc); err != nil {
 		return nil, fmt.Errorf("the YAML frontmatter does not parse: %w", err)
 	}
-	if _, ok := v.(map[string]any); !ok {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, errors.New("the YAML frontmatter is not a mapping of fields")
 	}
-	data, err := json.Marshal(v)
+	budget := maxFrontmatterNodes
+	v, err := yamlJSON(doc.Content[0], 0, &budget)
 	if err != nil {
-		return nil, fmt.Errorf("the YAML frontmatter has a value JSON cannot hold: %w", err)
+		return nil, fmt.Errorf("the YAML frontmatter: %w", err)
 	}
-	return data, nil
+	return json.Marshal(v)
+}
+
+// maxFrontmatterNodes bounds the values a frontmatter expands to, aliases
+// included: a few lines of nested aliases would otherwise expand to
+// billions.
+const maxFrontmatterNodes = 100_000
+
+// yamlJSON converts a YAML node to the JSON value it stands for. Unlike
+// decoding into any, a timestamp stays the text it was written as (a
+// skills/list entry carries it as that string), and a value JSON cannot
+// hold (a non-string key, .inf) is an error rather than a silent change.
+// Each node visited costs one of *budget.
+func yamlJSON(n *yaml.Node, depth int, budget *int) (any, error) {
+	if depth > 64 {
+		return nil, errors.New("nested more than 64 levels deep")
+	}
+	if *budget--; *budget < 0 {
+		return nil, fmt.Errorf("more than %d values (aliases expanded)", maxFrontmatterNodes)
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return yamlJSON(n.Alias, depth+1, budget)
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" && k.ShortTag() != "!!int" && k.ShortTag() != "!!bool" {
+				return nil, fmt.Errorf("line %d: a key that is not a string", k.Line)
+			}
+			v, err := yamlJSON(n.Content[i+1], depth+1, budget)
+			if err != nil {
+				return nil, err
+			}
+			m[k.Value] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		a := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := yamlJSON(c, depth+1, budget)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		return a, nil
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return nil, nil
+		case "!!bool", "!!int", "!!float":
+			var v any
+			if err := n.Decode(&v); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n.Line, err)
+			}
+			if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+				return nil, fmt.Errorf("line %d: %s is not a JSON number", n.Line, n.Value)
+			}
+			return v, nil
+		default: // !!str, !!timestamp, !!binary: the text as written
+			return n.Value, nil
+		}
+	}
+	return nil, fmt.Errorf("line %d: an unexpected YAML node", n.Line)
 }
 
 // compareFrontmatter compares the file's frontmatter with the entry's,

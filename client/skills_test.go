@@ -38,6 +38,12 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 const testFrontmatter = `{"name":"pdf-processing","description":"Extract, fill, and assemble PDF documents"}`
 
+// aliasBomb is a frontmatter of a few lines whose aliases expand to a
+// million values.
+const aliasBomb = "---\nname: x\na: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n" +
+	"c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n" +
+	"e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n---\n"
+
 func TestVerifySkillFile(t *testing.T) {
 	bom := "\ufeff" + testSkillMD
 	crlf := strings.ReplaceAll(testSkillMD, "\n", "\r\n")
@@ -71,6 +77,13 @@ func TestVerifySkillFile(t *testing.T) {
 			testSkillURI, "---\nname: pdf-processing\nversion: 1.0\n---\n", ""},
 		{"a number is not a string", testEntry(t, "---\nname: pdf-processing\nversion: 1\n---\n", `{"name":"pdf-processing","version":"1"}`),
 			testSkillURI, "---\nname: pdf-processing\nversion: 1\n---\n", `frontmatter field "version" is 1, the entry says "1"`},
+		{"a date stays the text written", testEntry(t, "---\nname: pdf-processing\nupdated: 2024-01-01\n---\n", `{"name":"pdf-processing","updated":"2024-01-01"}`),
+			testSkillURI, "---\nname: pdf-processing\nupdated: 2024-01-01\n---\n", ""},
+		{"nested metadata", testEntry(t, "---\nname: pdf-processing\nmetadata:\n  tags: [a, b]\n  x: null\n---\n", `{"name":"pdf-processing","metadata":{"x":null,"tags":["a","b"]}}`),
+			testSkillURI, "---\nname: pdf-processing\nmetadata:\n  tags: [a, b]\n  x: null\n---\n", ""},
+		{"frontmatter not a mapping", testEntry(t, "---\n- a\n---\n", testFrontmatter), testSkillURI, "---\n- a\n---\n", "not a mapping"},
+		{"infinity is not JSON", testEntry(t, "---\nname: x\nf: .inf\n---\n", testFrontmatter), testSkillURI, "---\nname: x\nf: .inf\n---\n", "not a JSON number"},
+		{"alias expansion is bounded", testEntry(t, aliasBomb, testFrontmatter), testSkillURI, aliasBomb, "aliases expanded"},
 		{"file not listed", testEntry(t, testSkillMD, testFrontmatter), "skill://pdf-processing/other.md", "x", "the entry does not list this file"},
 		{"entry without frontmatter", testEntry(t, testSkillMD, `null`), testSkillURI, testSkillMD, "the entry has no frontmatter"},
 	}
