@@ -431,6 +431,12 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 		opts.Capabilities = map[string]any{"elicitation": el.Capability()}
 		opts.Handlers = map[string]client.RequestHandler{"elicitation/create": el.Handler()}
 	}
+	if len(o.Extensions) > 0 {
+		if opts.Capabilities == nil {
+			opts.Capabilities = map[string]any{}
+		}
+		opts.Capabilities["extensions"] = o.Extensions
+	}
 	t, err := f.transport(o, s)
 	if err != nil {
 		s.Close()

@@ -165,6 +165,7 @@ func subcommands() []subcommand {
 		{"call", func(f *Factory) *cobra.Command { return NewCmdCall(f, nil) }},
 		{"read", func(f *Factory) *cobra.Command { return NewCmdRead(f, nil) }},
 		{"prompt", func(f *Factory) *cobra.Command { return NewCmdPrompt(f, nil) }},
+		{"skills", func(f *Factory) *cobra.Command { return NewCmdSkills(f, nil) }},
 		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
 		{"sign", NewCmdSign},
 		{"scaffold", NewCmdScaffold},

@@ -61,6 +61,10 @@ type ServerOptions struct {
 	// LintsResults (not a flag) says the command checks results against the official
 	// schema itself (validate's lint), so Connect adds no check of its own.
 	LintsResults bool
+	// Extensions (not a flag) are the extensions the command declares under
+	// the client's capabilities.extensions, by identifier (skills declares
+	// io.modelcontextprotocol/skills).
+	Extensions map[string]any
 
 	// Auth are the OAuth settings (--client-id, --grant, …); a named
 	// server's own fill in what the command line does not give.

@@ -98,6 +98,14 @@ case "$scenario" in
     for t in $tools; do
       run call "$t" region=us-west1 --url "$url" || exit 1
     done ;;
+  sep-2640-client-no-prefetch)
+    # Listing skills must read none of their files.
+    run skills list --url "$url" ;;
+  sep-2640-client-verify-digest | sep-2640-client-verify-size | sep-2640-client-verify-frontmatter)
+    # The server's SKILL.md does not match its entry (digest, size or
+    # frontmatter): mcpctl refuses it, exits 5 and reads no other file (the
+    # scenarios allow the client's failing exit).
+    run skills get pdf-processing --verify --url "$url" ;;
   json-schema-2020-12-preservation)
     # List the tools, then send the focal tool's inputSchema back through the
     # echo tool as it was received: two commands a user could type.

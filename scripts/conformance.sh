@@ -51,6 +51,10 @@ v2_core=(
   "json-schema-ref-no-deref 2026-07-28 -"
   "json-schema-2020-12-preservation 2025-11-25 -"
   "json-schema-2020-12-preservation 2026-07-28 2026-07-28"
+  "sep-2640-client-no-prefetch 2025-11-25 -"
+  "sep-2640-client-verify-digest 2025-11-25 -"
+  "sep-2640-client-verify-size 2025-11-25 -"
+  "sep-2640-client-verify-frontmatter 2025-11-25 -"
 )
 
 # EXPECTED_FAIL: "VERSION SCENARIO WIRE|REASON" entries that must fail, each
