@@ -32,6 +32,7 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -167,6 +168,22 @@ type Error struct {
 	// Hint is what the user can do, a command line when there is one
 	// ("run: mcpctl auth login --url URL").
 	Hint string
+
+	// waiting says what the flow was waiting for when its time ran out
+	// (see TimeoutDetail).
+	waiting string
+}
+
+// TimeoutDetail says what the flow was waiting for when the request's
+// context ended it (its deadline, or the cancellation a transport derives
+// from one), such as the user at the browser; "" when the error is not the
+// end of a wait. A caller that reports the timeout (the client, as exit 7)
+// uses it instead of blaming a silent server.
+func (e *Error) TimeoutDetail() string {
+	if e.waiting == "" || !(errors.Is(e.Err, context.DeadlineExceeded) || errors.Is(e.Err, context.Canceled)) {
+		return ""
+	}
+	return e.waiting
 }
 
 func (e *Error) Error() string {

@@ -124,7 +124,8 @@ func AuthorizeCode(ctx context.Context, r AuthCodeRequest) (code, verifier strin
 		q, reply = cb.query, cb.reply
 	case q = <-pasted:
 	case <-ctx.Done():
-		return "", "", &Error{Op: op, Err: fmt.Errorf("no answer from the browser: %w", ctx.Err()), Hint: "sign in within the time allowed (--timeout), or use --grant client-credentials where there is no browser"}
+		return "", "", &Error{Op: op, Err: fmt.Errorf("no answer from the browser: %w", ctx.Err()), Hint: "sign in within the time allowed (--timeout), or use --grant client-credentials where there is no browser",
+			waiting: "waiting for the browser sign-in (open the URL above and sign in within --timeout, or use --grant client-credentials where there is no browser)"}
 	}
 	code, err = checkAuthResponse(q, state, md)
 	if reply != nil {

@@ -463,7 +463,12 @@ func (c *Client) roundTrip(ctx context.Context, method string, params json.RawMe
 			}
 			return nil, gen, fmt.Errorf("%s: %w", method, ctx.Err())
 		case errors.Is(wctx.Err(), context.DeadlineExceeded):
-			return nil, gen, timedOut()
+			te := timedOut()
+			var w interface{ TimeoutDetail() string }
+			if t, ok := te.(*TimeoutError); ok && errors.As(err, &w) {
+				t.Waiting = w.TimeoutDetail()
+			}
+			return nil, gen, te
 		}
 		return nil, gen, c.connErr(method, err)
 	}

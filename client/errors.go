@@ -51,6 +51,11 @@ type TimeoutError struct {
 	Arrived string
 	// Detail adds context, such as how many pages of a list arrived.
 	Detail string
+	// Waiting, when set, is what the request was waiting for instead of
+	// the server when the time ran out — "waiting for the browser sign-in
+	// (…)" from an HTTP client's authorization step — and replaces "with
+	// no answer from the server".
+	Waiting string
 }
 
 // Error reads like `tools/call timed out after 2s with no answer from the
@@ -59,6 +64,10 @@ type TimeoutError struct {
 // server is just slow)`.
 func (e *TimeoutError) Error() string {
 	var b strings.Builder
+	if e.Waiting != "" {
+		fmt.Fprintf(&b, "%s timed out after %s %s", e.Method, e.After, e.Waiting)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%s timed out after %s with no answer from the server", e.Method, e.After)
 	if e.Detail != "" {
 		b.WriteString("; " + e.Detail)

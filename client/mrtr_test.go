@@ -145,3 +145,12 @@ func TestInputRoundsBounded(t *testing.T) {
 		t.Errorf("%d calls, want %d", n, MaxInputRounds+1)
 	}
 }
+
+// TestTimeoutErrorWaiting names what the request waited for instead of
+// blaming the server.
+func TestTimeoutErrorWaiting(t *testing.T) {
+	e := &TimeoutError{Method: "initialize", After: 2 * time.Second, Waiting: "waiting for the browser sign-in"}
+	if got, want := e.Error(), "initialize timed out after 2s waiting for the browser sign-in"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

@@ -393,7 +393,7 @@ func (b *httpBase) do(ctx context.Context, req *http.Request, cancel context.Can
 			resp.Body.Close()
 		}
 		cancel()
-		return nil, ctx.Err()
+		return nil, endedWhile(ctx.Err(), err)
 	}
 	if err != nil {
 		// The request's own context ends only through Close (or cancel,
@@ -751,4 +751,22 @@ func sameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) &&
 		strings.EqualFold(a.Hostname(), b.Hostname()) &&
 		port(a) == port(b)
+}
+
+// endedError is a context's end that came while a request was under way:
+// its message is the context's, and it also unwraps to what the request
+// was doing, so a caller can tell a silent server from, say, an
+// authorization step that was waiting for the user (a RoundTripper's error
+// with a TimeoutDetail method).
+type endedError struct{ ctx, during error }
+
+func (e *endedError) Error() string   { return e.ctx.Error() }
+func (e *endedError) Unwrap() []error { return []error{e.ctx, e.during} }
+
+// endedWhile is ctxErr, with during attached when there is one.
+func endedWhile(ctxErr, during error) error {
+	if during == nil {
+		return ctxErr
+	}
+	return &endedError{ctx: ctxErr, during: during}
 }
