@@ -237,12 +237,32 @@ func (f *Fetcher) ResourceMetadata(ctx context.Context, ch *Challenge) (*Resourc
 		urls = append(urls, wellKnown(srv, "oauth-protected-resource"))
 	}
 	urls = append(urls, originOf(srv)+"/.well-known/oauth-protected-resource")
+	prm, err := firstDocument(ctx, f, c, EventResourceMetadata, urls, func(r *fetchResult) (*ResourceMetadata, bool, error) {
+		prm, err := f.resourceDocument(r)
+		var ae *Error
+		// A wrong document is never skipped over.
+		final := errors.As(err, &ae) && errors.Is(ae.Err, errResourceMismatch)
+		return prm, final, err
+	})
+	if err != nil && ctx.Err() != nil {
+		return nil, &Error{Op: op, Err: err}
+	}
+	return prm, err
+}
+
+// firstDocument fetches urls in order and returns what accept makes of the
+// first answer that is there: a "not here" (4xx) answer moves on to the
+// next URL, and so does a failed fetch or a document accept refuses,
+// unless accept says its refusal is final. When no URL gives a document it
+// returns the first error met, or (nil, nil) when every URL said "not
+// here". The end of ctx ends the search with its error.
+func firstDocument[T any](ctx context.Context, f *Fetcher, c *http.Client, event string, urls []string, accept func(*fetchResult) (doc *T, final bool, err error)) (*T, error) {
 	var firstErr error
 	for _, u := range urls {
-		r, err := f.get(ctx, c, EventResourceMetadata, u)
+		r, err := f.get(ctx, c, event, u)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, &Error{Op: op, Err: err}
+				return nil, err
 			}
 			firstErr = cmpErr(firstErr, err)
 			continue
@@ -250,21 +270,17 @@ func (f *Fetcher) ResourceMetadata(ctx context.Context, ch *Challenge) (*Resourc
 		if r.notFound() {
 			continue
 		}
-		prm, err := f.resourceDocument(r)
+		doc, final, err := accept(r)
 		if err != nil {
-			var ae *Error
-			if errors.As(err, &ae) && errors.Is(ae.Err, errResourceMismatch) {
-				return nil, err // a wrong document is never skipped over
+			if final {
+				return nil, err
 			}
 			firstErr = cmpErr(firstErr, err)
 			continue
 		}
-		return prm, nil
+		return doc, nil
 	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return nil, nil
+	return nil, firstErr
 }
 
 func cmpErr(first, next error) error {
@@ -339,37 +355,27 @@ func (f *Fetcher) ServerMetadata(ctx context.Context, issuer string) (*ServerMet
 	urls := ServerMetadataURLs(iu)
 	c, done := f.client()
 	defer done()
-	var firstErr error
-	for _, u := range urls {
-		r, err := f.get(ctx, c, EventServerMetadata, u)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, &Error{Op: op, Err: err}
-			}
-			firstErr = cmpErr(firstErr, err)
-			continue
-		}
-		if r.notFound() {
-			continue
-		}
+	asm, err := firstDocument(ctx, f, c, EventServerMetadata, urls, func(r *fetchResult) (*ServerMetadata, bool, error) {
 		var asm ServerMetadata
 		if err := r.decode(&asm); err != nil {
-			firstErr = cmpErr(firstErr, err)
-			continue
+			return nil, false, err
 		}
 		if asm.Issuer != issuer {
-			return nil, &Error{Op: op, Err: fmt.Errorf("the metadata at %s names the issuer %q, not %q; not using it (RFC 8414 §3.3)", u, asm.Issuer, issuer)}
+			return nil, true, fmt.Errorf("the metadata at %s names the issuer %q, not %q; not using it (RFC 8414 §3.3)", r.url, asm.Issuer, issuer)
 		}
 		if err := f.checkEndpoints(&asm); err != nil {
-			return nil, &Error{Op: op, Err: fmt.Errorf("the metadata at %s: %w", u, err)}
+			return nil, true, fmt.Errorf("the metadata at %s: %w", r.url, err)
 		}
-		asm.URL = u
-		return &asm, nil
+		asm.URL = r.url
+		return &asm, false, nil
+	})
+	if err == nil && asm == nil {
+		err = fmt.Errorf("no metadata at %s", strings.Join(urls, ", "))
 	}
-	if firstErr == nil {
-		firstErr = fmt.Errorf("no metadata at %s", strings.Join(urls, ", "))
+	if err != nil {
+		return nil, &Error{Op: op, Err: err}
 	}
-	return nil, &Error{Op: op, Err: firstErr}
+	return asm, nil
 }
 
 // ServerMetadataURLs lists the well-known URLs of an issuer in the order
