@@ -106,7 +106,7 @@ type Options struct {
 type Client struct {
 	conn   transport.Connection
 	opts   Options
-	modern bool // the modern era: server/discover and per-request _meta
+	modern atomic.Bool // the modern era: server/discover and per-request _meta; see isModern
 
 	writeMu          sync.Mutex // held across Write unless concurrentWrites
 	concurrentWrites bool       // the connection allows concurrent Writes
@@ -175,7 +175,7 @@ func Connect(ctx context.Context, t transport.Transport, opts Options) (*Client,
 	}
 	c := New(conn, opts)
 	start := c.initialize
-	if c.modern {
+	if c.isModern() {
 		start = c.discover
 	}
 	if err := start(ctx); err != nil {
@@ -202,7 +202,6 @@ func New(conn transport.Connection, opts Options) *Client {
 	cw, ok := conn.(transport.ConcurrentWriter)
 	c := &Client{
 		conn:             conn,
-		modern:           IsModern(opts.ProtocolVersion),
 		wire:             opts.ProtocolVersion,
 		concurrentWrites: ok && cw.WritesConcurrently(),
 		opts:             opts,
@@ -213,6 +212,7 @@ func New(conn transport.Connection, opts Options) *Client {
 		bgCtx:            bg,
 		cancelBg:         cancel,
 	}
+	c.modern.Store(IsModern(opts.ProtocolVersion))
 	go c.readLoop()
 	go c.busyLoop()
 	return c
@@ -347,7 +347,7 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 // in a new session, if the server ended the session.
 func (c *Client) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	raw, gen, err := c.roundTrip(ctx, method, params, true)
-	if c.modern && err != nil {
+	if c.isModern() && err != nil {
 		var retry bool
 		if retry, err = c.renegotiate(err); retry {
 			raw, gen, err = c.roundTrip(ctx, method, params, true)
@@ -363,7 +363,7 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	if c.modern {
+	if c.isModern() {
 		if raw, err = c.inputRounds(ctx, method, params, raw); err != nil {
 			return nil, err
 		}
@@ -394,7 +394,7 @@ func (c *Client) roundTrip(ctx context.Context, method string, params json.RawMe
 			}
 		}
 	}
-	if c.modern {
+	if c.isModern() {
 		var err error
 		if params, err = c.withMeta(params); err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", method, err)

@@ -77,7 +77,7 @@ func listAll[T any](ctx context.Context, c *Client, method, key string, onPage f
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	call := c.call
-	if c.modern && method == "tools/list" {
+	if c.isModern() && method == "tools/list" {
 		call = c.callToolsList
 	}
 	all, err := paginate[T](ctx, call, method, key, onPage)
@@ -317,7 +317,7 @@ func (c *Client) CallToolWith(ctx context.Context, name string, args json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	if c.modern {
+	if c.isModern() {
 		hs, err := c.paramHeaders(ctx, name)
 		if err != nil {
 			return nil, err

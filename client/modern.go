@@ -78,11 +78,15 @@ type DiscoverResult struct {
 // Era is the protocol era of the session: [EraModern] when the client
 // speaks a modern revision, else [EraLegacy].
 func (c *Client) Era() string {
-	if c.modern {
+	if c.isModern() {
 		return EraModern
 	}
 	return EraLegacy
 }
+
+// isModern reports whether requests are sent in the modern era. It may
+// change once, while Connect detects the era.
+func (c *Client) isModern() bool { return c.modern.Load() }
 
 // discover starts a modern-era session: it asks the server what it is
 // with server/discover and keeps the answer where a legacy session keeps

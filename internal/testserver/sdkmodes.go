@@ -18,6 +18,9 @@ import (
 // serve runs s on the env's stdin and stdout until stdin closes or ctx is
 // done.
 func (e *env) serve(ctx context.Context, s *mcp.Server) error {
+	if err := applyEra(s, e.era); err != nil {
+		return err
+	}
 	if e.http.urlFile != "" {
 		return e.serveHTTP(ctx, s)
 	}

@@ -124,6 +124,7 @@ func lookupMode(name string) (modeFunc, bool) {
 type env struct {
 	mode          string
 	answerVersion string
+	era           string // legacy, modern or dual: see applyEra
 	sign          signFlags
 	http          httpFlags
 	stdin         io.Reader
@@ -146,12 +147,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	pidPath := fs.String("pidfile", "", "write the process id to `FILE` at start")
 	readyPath := fs.String("ready", "", "create `FILE` when a tools/call arrives")
 	answerVersion := fs.String("answer-version", "1999-01-01", "protocol `version` the version mode answers initialize with")
+	era := fs.String("era", eraLegacy, "protocol `era` the SDK modes serve: legacy (server/discover unknown), modern (initialize refused) or dual")
 	var sign signFlags
 	sign.register(fs)
 	var httpf httpFlags
 	httpf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] [-http FILE [-http-mode M] [-headers-log FILE]] {%s}\n",
+		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-era E] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] [-http FILE [-http-mode M] [-headers-log FILE]] {%s}\n",
 			strings.Join(modeNames(), "|"))
 		fs.PrintDefaults()
 	}
@@ -195,6 +197,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return runMode(ctx, &env{
 		mode:          mode,
 		answerVersion: *answerVersion,
+		era:           *era,
 		sign:          sign,
 		http:          httpf,
 		stdin:         stdin,
