@@ -58,9 +58,24 @@ type RequestHandler func(ctx context.Context, params json.RawMessage) (any, erro
 type Options struct {
 	// ClientInfo is sent in initialize. Name and Version are required.
 	ClientInfo Implementation
-	// ProtocolVersion is the revision offered in initialize; default
-	// [LatestProtocolVersion].
+	// ProtocolVersion is the revision to speak: a legacy one is offered in
+	// initialize, a modern one goes in every request's _meta. Empty means
+	// the newest of the era: [LatestProtocolVersion] or
+	// [ModernProtocolVersion].
 	ProtocolVersion string
+	// Era is [EraAuto], [EraLegacy] or [EraModern]. Empty means the era of
+	// ProtocolVersion (legacy when that is empty too). With EraAuto, a
+	// ProtocolVersion of one era is used when that era is detected.
+	Era string
+	// KnownEra is the era an earlier detection found for this server, for
+	// EraAuto: the probe is skipped, and done after all when the server
+	// turns out to speak the other era.
+	KnownEra string
+	// ProbeTimeout bounds the wait for the answer to the era probe before
+	// initialize is sent as well ([DefaultProbeTimeout] suits stdio, where
+	// a legacy server may stay silent). Zero waits for the probe's answer
+	// as for any request, which suits HTTP, where every POST is answered.
+	ProbeTimeout time.Duration
 	// Capabilities are the client capabilities declared in initialize. The
 	// client declares nothing by default, so servers send it no requests
 	// beyond ping.
@@ -121,6 +136,10 @@ type Client struct {
 	busyWarned bool                    // a refused server request was reported
 	init       InitializeResult
 	wire       string // modern era: the revision requests carry in _meta
+	eraMode    string // EraAuto, EraLegacy or EraModern, from Options
+	detection  Detection
+	lazy       bool // modern from the cache: server/discover not sent yet
+	confirmed  bool // a request of this session succeeded, or the era was re-probed
 	// Modern era: the x-mcp-header annotations of the tools listed, and
 	// the tools excluded for invalid ones (name → reason).
 	toolHeaders  map[string][]ParamHeader
@@ -174,11 +193,7 @@ func Connect(ctx context.Context, t transport.Transport, opts Options) (*Client,
 		return nil, err
 	}
 	c := New(conn, opts)
-	start := c.initialize
-	if c.isModern() {
-		start = c.discover
-	}
-	if err := start(ctx); err != nil {
+	if err := c.start(ctx); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -189,6 +204,20 @@ func Connect(ctx context.Context, t transport.Transport, opts Options) (*Client,
 // handshake; Connect is what commands use. It exists for tests that drive the
 // handshake themselves.
 func New(conn transport.Connection, opts Options) *Client {
+	eraMode := opts.Era
+	if eraMode == "" {
+		eraMode = EraLegacy
+		if IsModern(opts.ProtocolVersion) {
+			eraMode = EraModern
+		}
+	}
+	// The revision each era speaks: opts.ProtocolVersion is what
+	// initialize offers, wire what modern requests carry.
+	wire := ModernProtocolVersion
+	if IsModern(opts.ProtocolVersion) {
+		wire = opts.ProtocolVersion
+		opts.ProtocolVersion = LatestProtocolVersion
+	}
 	if opts.ProtocolVersion == "" {
 		opts.ProtocolVersion = LatestProtocolVersion
 	}
@@ -202,7 +231,8 @@ func New(conn transport.Connection, opts Options) *Client {
 	cw, ok := conn.(transport.ConcurrentWriter)
 	c := &Client{
 		conn:             conn,
-		wire:             opts.ProtocolVersion,
+		wire:             wire,
+		eraMode:          eraMode,
 		concurrentWrites: ok && cw.WritesConcurrently(),
 		opts:             opts,
 		pending:          make(map[string]*pendingCall),
@@ -212,7 +242,10 @@ func New(conn transport.Connection, opts Options) *Client {
 		bgCtx:            bg,
 		cancelBg:         cancel,
 	}
-	c.modern.Store(IsModern(opts.ProtocolVersion))
+	c.modern.Store(eraMode == EraModern)
+	if eraMode == EraModern {
+		c.setWire(wire)
+	}
 	go c.readLoop()
 	go c.busyLoop()
 	return c
@@ -228,10 +261,14 @@ func (c *Client) InitializeResult() *InitializeResult {
 }
 
 // ProtocolVersion is the protocol revision in effect: the one the server
-// answered the latest initialize with; "" before initialize.
+// answered the latest initialize with, or in the modern era the one
+// requests carry; "" before either.
 func (c *Client) ProtocolVersion() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.init.ProtocolVersion == "" && c.modern.Load() {
+		return c.wire
+	}
 	return c.init.ProtocolVersion
 }
 
@@ -353,6 +390,17 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 			raw, gen, err = c.roundTrip(ctx, method, params, true)
 		}
 	}
+	if c.isModern() && err != nil {
+		var retry bool
+		if retry, err = c.staleCache(ctx, err); retry {
+			raw, gen, err = c.roundTrip(ctx, method, params, true)
+		}
+	}
+	if err == nil {
+		c.mu.Lock()
+		c.confirmed = true
+		c.mu.Unlock()
+	}
 	var expired *transport.SessionExpiredError
 	if err != nil && errors.As(err, &expired) {
 		if rerr := c.reinitialize(ctx, gen, expired); rerr != nil {
@@ -377,9 +425,16 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 	return raw, nil
 }
 
-// roundTrip writes one request and waits for its answer. It returns the
-// session generation the request was written in.
+// roundTrip writes one request, in the era the session speaks, and waits
+// for its answer. It returns the session generation the request was
+// written in.
 func (c *Client) roundTrip(ctx context.Context, method string, params json.RawMessage, cancellable bool) (json.RawMessage, uint64, error) {
+	return c.roundTripAs(ctx, method, params, cancellable, c.isModern())
+}
+
+// roundTripAs is roundTrip in the era modern says: while the era is being
+// detected, the probe goes out modern and initialize legacy.
+func (c *Client) roundTripAs(ctx context.Context, method string, params json.RawMessage, cancellable, modern bool) (json.RawMessage, uint64, error) {
 	if method != "initialize" {
 		// A request written while a re-initialization runs would go out
 		// without a session; wait for the new one.
@@ -394,7 +449,7 @@ func (c *Client) roundTrip(ctx context.Context, method string, params json.RawMe
 			}
 		}
 	}
-	if c.isModern() {
+	if modern {
 		var err error
 		if params, err = c.withMeta(params); err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", method, err)

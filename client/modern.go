@@ -93,20 +93,26 @@ func (c *Client) isModern() bool { return c.modern.Load() }
 // the initialize result, so that what `connect` shows and the capability
 // checks work the same in both eras.
 func (c *Client) discover(ctx context.Context) error {
-	c.setWire(c.opts.ProtocolVersion)
 	start := time.Now()
-	raw, _, err := c.roundTrip(ctx, "server/discover", nil, false)
+	raw, _, err := c.roundTripAs(ctx, "server/discover", nil, false, true)
+	var rpc *RPCError
+	if errors.As(err, &rpc) && rpc.Code == CodeMethodNotFound {
+		return fmt.Errorf("the server does not speak the modern protocol era (it has no server/discover); let mcpctl detect the era (--era auto, without --protocol-version %s) or pin --era legacy: %w",
+			c.wireVersion(), err)
+	}
+	return c.acceptDiscover(ctx, raw, err, start)
+}
+
+// acceptDiscover takes the answer to server/discover (sent at start): on
+// an unsupported-version error it retries once with a revision both
+// speak; a DiscoverResult becomes the session's description.
+func (c *Client) acceptDiscover(ctx context.Context, raw json.RawMessage, err error, start time.Time) error {
 	if err != nil {
 		var retry bool
 		if retry, err = c.renegotiate(err); retry {
 			start = time.Now()
-			raw, _, err = c.roundTrip(ctx, "server/discover", nil, false)
+			raw, _, err = c.roundTripAs(ctx, "server/discover", nil, false, true)
 		}
-	}
-	var rpc *RPCError
-	if errors.As(err, &rpc) && rpc.Code == CodeMethodNotFound {
-		return fmt.Errorf("the server does not speak the modern protocol era (it has no server/discover); leave out --protocol-version %s to speak %s: %w",
-			c.wireVersion(), LatestProtocolVersion, err)
 	}
 	if err != nil {
 		return err

@@ -89,6 +89,7 @@ A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
 
 func callRun(ctx context.Context, opts *CallOptions) error {
 	f := opts.Factory
+	opts.Server.Lazy = true
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err

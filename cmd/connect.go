@@ -60,15 +60,21 @@ handshake took.
 type connectSummary struct {
 	// Era is "legacy" (initialize) or "modern" (server/discover, whose
 	// answer Initialize then holds in the same shape).
-	Era        string                   `json:"era"`
-	Initialize *client.InitializeResult `json:"initialize"`
-	Counts     map[string]int           `json:"counts"`
-	Timings    map[string]float64       `json:"timingsMs"`
+	Era string `json:"era"`
+	// EraDetection says how the era was chosen: pinned, probed or
+	// taken from the cache, and what settled it.
+	EraDetection client.Detection         `json:"eraDetection"`
+	Initialize   *client.InitializeResult `json:"initialize"`
+	Counts       map[string]int           `json:"counts"`
+	Timings      map[string]float64       `json:"timingsMs"`
 }
 
 func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	f := opts.Factory
 	start := time.Now()
+	// connect shows what the server says now, not what a cache
+	// remembers.
+	opts.Server.FreshEra = true
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err
@@ -94,9 +100,10 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	p := f.printer()
 	if opts.Output.structured() {
 		return opts.Output.write(p, connectSummary{
-			Era:        s.Era(),
-			Initialize: init,
-			Counts:     counts,
+			Era:          s.Era(),
+			EraDetection: s.Detection(),
+			Initialize:   init,
+			Counts:       counts,
 			Timings: map[string]float64{
 				"handshake": ms(s.HandshakeTime()),
 				"connect":   ms(connected),
@@ -112,7 +119,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	fields = append(fields,
 		[2]string{"Version", info.Version},
 		[2]string{"Protocol", init.ProtocolVersion},
-		[2]string{"Era", s.Era()},
+		[2]string{"Era", describeEra(s.Detection())},
 		[2]string{"Capabilities", describeCapabilities(init.Capabilities)},
 	)
 	for _, k := range client.ListMethods() {
@@ -131,6 +138,18 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		fmt.Fprintln(p.Out, p.Untrusted(strings.TrimRight(init.Instructions, "\n")))
 	}
 	return nil
+}
+
+// describeEra says the era and how it was chosen: "modern (detected)",
+// "legacy (pinned)", "modern (cached)"; -v tells what the probe saw.
+func describeEra(d client.Detection) string {
+	switch d.Source {
+	case client.SourceProbe:
+		return d.Era + " (detected)"
+	case client.SourceCache:
+		return d.Era + " (cached)"
+	}
+	return d.Era + " (pinned)"
 }
 
 // describeCapabilities lists capability names with their sub-flags, e.g.

@@ -266,6 +266,9 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 	if def.MaxMessageSize > 0 && !o.Given["max-message-size"] {
 		r.MaxMessageSize = def.MaxMessageSize
 	}
+	if def.Era != "" && !o.Given["era"] {
+		r.Era = def.Era
+	}
 	if err := r.check(); err != nil {
 		return nil, &FlagError{Err: fmt.Errorf("server %q from %s: %w", def.Name, def.File, err)}
 	}
@@ -408,20 +411,18 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 	ios := f.IOStreams
 	red := f.Redactor()
 	s := &session{name: o.describe(), hurry: f.Hurry}
+	era := o.era()
+	eraKey := ""
 	opts := client.Options{
 		ClientInfo:      client.Implementation{Name: "mcpctl", Version: Version},
 		ProtocolVersion: o.ProtocolVersion,
+		Era:             era,
 		Timeout:         o.Timeout,
 		OnNotification:  f.notificationPrinter(),
 		OnEvent:         f.eventPrinter(o.Verbose),
 		OnProtocolWarning: func(msg string) {
 			f.Warner().Warn("protocol violation", "mcpctl: protocol violation: "+red.String(msg))
 		},
-	}
-	if !o.LintsResults {
-		rc := f.resultChecks(o.Strict)
-		rc.prepare(o.ProtocolVersion)
-		opts.OnResult = rc.check
 	}
 	if o.Elicit != "" {
 		el, err := elicitation(o.Elicit)
@@ -436,6 +437,30 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 			opts.Capabilities = map[string]any{}
 		}
 		opts.Capabilities["extensions"] = o.Extensions
+	}
+	if era == config.EraAuto {
+		if o.URL == "" && !o.Demo {
+			// stdio: a legacy server may ignore the probe.
+			opts.ProbeTimeout = client.DefaultProbeTimeout
+		}
+		eraKey = o.eraKey()
+		if !o.FreshEra {
+			opts.KnownEra = f.knownEra(eraKey)
+		}
+	}
+	if !o.LintsResults {
+		rc := f.resultChecks(o.Strict)
+		// The revision results are likely to come in, compiled while the
+		// server starts.
+		likely := o.ProtocolVersion
+		if likely == "" {
+			likely = client.LatestProtocolVersion
+			if era == config.EraModern || opts.KnownEra == config.EraModern {
+				likely = client.ModernProtocolVersion
+			}
+		}
+		rc.prepare(likely)
+		opts.OnResult = rc.check
 	}
 	t, err := f.transport(o, s)
 	if err != nil {
@@ -459,9 +484,26 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 		return nil, fmt.Errorf("connecting to %s: %w", s.name, err)
 	}
 	s.Client = c
+	if !o.Lazy {
+		if err := c.Discover(ctx); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("connecting to %s: %w", s.name, err)
+		}
+	}
+	d := c.Detection()
+	if d.Remember != "" {
+		info := c.InitializeResult().ServerInfo
+		if err := f.rememberEra(eraKey, d.Remember, strings.TrimSpace(info.Name+" "+info.Version)); err != nil && o.Verbose {
+			fmt.Fprintf(ios.ErrOut, "mcpctl: could not remember the era of %s (the next command probes again): %v\n", s.name, err)
+		}
+	}
 	if o.Verbose {
 		info := c.InitializeResult().ServerInfo
-		fmt.Fprintf(ios.ErrOut, "connected to %s %s (protocol %s) in %s\n", info.Name, info.Version, c.ProtocolVersion(), c.HandshakeTime().Round(time.Microsecond))
+		if info.Name == "" {
+			fmt.Fprintf(ios.ErrOut, "connected (protocol %s, era %s from the cache: no handshake)\n", c.ProtocolVersion(), d.Era)
+		} else {
+			fmt.Fprintf(ios.ErrOut, "connected to %s %s (protocol %s) in %s\n", info.Name, info.Version, c.ProtocolVersion(), c.HandshakeTime().Round(time.Microsecond))
+		}
 	}
 	return s, nil
 }

@@ -43,7 +43,7 @@ func TestNewCmdListFlags(t *testing.T) {
 			}
 			// Server defaults come from flags; compare what the test sets.
 			got.Factory = nil
-			got.Server.Timeout, got.Server.ProtocolVersion, got.Server.Transport = 0, "", ""
+			got.Server.Timeout, got.Server.ProtocolVersion, got.Server.Transport, got.Server.Era = 0, "", "", ""
 			if diff := cmp.Diff(tt.want, *got); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}

@@ -66,6 +66,7 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 		}
 		args[k] = s
 	}
+	opts.Server.Lazy = true
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err

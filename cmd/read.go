@@ -56,6 +56,7 @@ template's variables filled in.`,
 
 func readRun(ctx context.Context, opts *ReadOptions) error {
 	f := opts.Factory
+	opts.Server.Lazy = true
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err

@@ -47,7 +47,19 @@ type ServerOptions struct {
 	// server's own).
 	MaxMessageSize  int64
 	Timeout         time.Duration
-	ProtocolVersion string
+	ProtocolVersion string // "": the newest of the era
+	// Era is auto, legacy or modern (--era); for servers add, "" when not
+	// given. See [ServerOptions.era] for how it combines with
+	// ProtocolVersion.
+	Era string
+	// FreshEra (not a flag) probes the era even when the cache knows it:
+	// connect shows what the server says now.
+	FreshEra bool
+	// Lazy (not a flag) says the command needs nothing server/discover
+	// tells (capabilities, server name, instructions): a modern session
+	// opened from the era cache then sends no request of its own before
+	// the command's.
+	Lazy bool
 	Trace           string // "", "-" (stderr) or a file
 	ServerStderr    string // "" (stream to stderr), "quiet" or a file
 	// Grace is how long a stdio server gets at each step of its shutdown;
@@ -81,7 +93,7 @@ type ServerOptions struct {
 
 // overridable are the flags a named server's definition also sets.
 func overridable() []string {
-	return []string{"timeout", "transport", "max-message-size", "inherit-env"}
+	return []string{"timeout", "transport", "max-message-size", "inherit-env", "era"}
 }
 
 // serverFlagUse says what the server flags are for.
@@ -140,9 +152,15 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		sizeZero, sizeHelp = "", "The server's own limit on one message, as `SIZE` (default: the global one)"
 	}
 	fs.Var(&sizeValue{p: &o.MaxMessageSize, zero: sizeZero}, "max-message-size", sizeHelp)
+	eraDefault, eraHelp := config.EraAuto, "Protocol `era`: auto (detect, and remember per server), legacy (initialize and sessions, up to 2025-11-25) or modern (stateless, 2026-07-28 on)"
+	if !connect {
+		eraDefault, eraHelp = "", "The server's protocol `era`: auto, legacy or modern (default: auto)"
+	}
+	fs.StringVar(&o.Era, "era", eraDefault, eraHelp)
+	_ = cmd.RegisterFlagCompletionFunc("era", cobra.FixedCompletions([]cobra.Completion{"auto", "legacy", "modern"}, cobra.ShellCompDirectiveNoFileComp))
 	if connect {
 		fs.DurationVar(&o.Timeout, "timeout", client.DefaultTimeout, "Timeout for each request to the server")
-		fs.StringVar(&o.ProtocolVersion, "protocol-version", client.LatestProtocolVersion, "MCP protocol `version`: a legacy one is offered in initialize; "+client.ModernProtocolVersion+" speaks the modern era (no initialize, per-request _meta)")
+		fs.StringVar(&o.ProtocolVersion, "protocol-version", "", "MCP protocol `version` to speak, which pins its era: a legacy one ("+client.LatestProtocolVersion+" and older) is offered in initialize, "+client.ModernProtocolVersion+" is sent with every request (default: the newest of the era detected)")
 		markSetting(cmd, "timeout")
 		markSetting(cmd, "protocol-version")
 		fs.StringVar(&o.Trace, "trace", "", "Write every JSON-RPC message as NDJSON to `FILE` (- for stderr)")
@@ -320,14 +338,14 @@ func (o *ServerOptions) check() error {
 	if o.ProtocolVersion != "" && !slices.Contains(client.KnownProtocolVersions(), o.ProtocolVersion) {
 		return flagErrorf("unsupported --protocol-version %q (supported: %s)", o.ProtocolVersion, strings.Join(client.KnownProtocolVersions(), ", "))
 	}
-	return nil
+	return o.checkEra()
 }
 
 // definition checks the options of servers add and returns the definition
 // they describe, named name, with values as given (${…} unexpanded).
 func (o *ServerOptions) definition(name string) (config.Server, error) {
 	s := config.Server{Name: name, URL: o.URL, Cwd: o.Cwd, Transport: o.Transport, Timeout: o.Timeout,
-		MaxMessageSize: o.MaxMessageSize, InheritEnv: o.InheritEnv, Auth: o.Auth}
+		MaxMessageSize: o.MaxMessageSize, InheritEnv: o.InheritEnv, Era: o.Era, Auth: o.Auth}
 	switch {
 	case o.URL != "" && len(o.Command) > 0:
 		return s, flagErrorf("a server is either --url URL or a command after --, not both")
@@ -344,6 +362,9 @@ func (o *ServerOptions) definition(name string) (config.Server, error) {
 	}
 	if err := checkAuth(o.Auth); err != nil {
 		return s, err
+	}
+	if err := config.CheckEra(o.Era); err != nil {
+		return s, flagErrorf("invalid --era %q: expected auto, legacy or modern", o.Era)
 	}
 	switch o.Transport {
 	case "", "auto", "http", "sse":

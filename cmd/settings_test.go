@@ -36,7 +36,7 @@ func TestSettingsPrecedence(t *testing.T) {
 	}{
 		{
 			name: "built-in defaults",
-			want: settings{"text", client.DefaultTimeout, client.LatestProtocolVersion},
+			want: settings{"text", client.DefaultTimeout, ""},
 		},
 		{
 			name:   "config file",
@@ -52,7 +52,7 @@ func TestSettingsPrecedence(t *testing.T) {
 		{
 			name: "environment alone",
 			env:  map[string]string{"MCPCTL_TIMEOUT": "10"},
-			want: settings{"text", 10 * time.Second, client.LatestProtocolVersion},
+			want: settings{"text", 10 * time.Second, ""},
 		},
 		{
 			name:   "flags over environment and config file",

@@ -58,7 +58,7 @@ func TestNewCmdValidateFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.Factory = nil
-			got.Server.Timeout, got.Server.ProtocolVersion, got.Server.Transport = 0, "", ""
+			got.Server.Timeout, got.Server.ProtocolVersion, got.Server.Transport, got.Server.Era = 0, "", "", ""
 			got.Output.JSON = false
 			if diff := cmp.Diff(tt.want, *got); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)

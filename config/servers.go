@@ -60,6 +60,10 @@ type Server struct {
 	// rather than the safe default set (mcpctl's config only:
 	// inherit-env). Env is added in both cases.
 	InheritEnv bool
+	// Era is the protocol era to speak to the server: EraAuto (detect,
+	// also when empty), EraLegacy or EraModern (mcpctl's config only:
+	// era).
+	Era string
 	// Auth is how mcpctl authorizes itself to an HTTP server that asks for
 	// OAuth (mcpctl's config only).
 	Auth Auth
@@ -393,6 +397,22 @@ func Discover(h Host, c *Config) *Catalog {
 	return cat
 }
 
+// The protocol eras a server may be pinned to (the era key, --era).
+const (
+	EraAuto   = "auto"
+	EraLegacy = "legacy"
+	EraModern = "modern"
+)
+
+// CheckEra rejects an era other than "", auto, legacy and modern.
+func CheckEra(era string) error {
+	switch era {
+	case "", EraAuto, EraLegacy, EraModern:
+		return nil
+	}
+	return fmt.Errorf("era: %q is not auto, legacy or modern", era)
+}
+
 // configServer is a server in mcpctl's config file.
 type configServer struct {
 	Command   string            `yaml:"command,omitempty"`
@@ -406,12 +426,13 @@ type configServer struct {
 	// MaxMessageSize is a size as [ParseSize] reads it.
 	MaxMessageSize string `yaml:"max-message-size,omitempty"`
 	InheritEnv     bool   `yaml:"inherit-env,omitempty"`
+	Era            string `yaml:"era,omitempty"`
 	Auth           `yaml:",inline"`
 }
 
 // configServerKeys are the keys a server of the config file may have.
 func configServerKeys() []string {
-	return []string{"command", "args", "env", "cwd", "url", "headers", "transport", "timeout", "max-message-size", "inherit-env",
+	return []string{"command", "args", "env", "cwd", "url", "headers", "transport", "timeout", "max-message-size", "inherit-env", "era",
 		"client-id", "client-secret", "client-key", "client-metadata-url", "grant", "assertion", "id-token", "idp-token-endpoint", "idp-client-id", "scope", "dpop"}
 }
 
@@ -452,7 +473,10 @@ func decodeConfigServer(name string, def *yaml.Node) (Server, error) {
 	if err := def.Decode(&cs); err != nil {
 		return Server{}, err
 	}
-	s := Server{Name: name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL, Headers: cs.Headers, InheritEnv: cs.InheritEnv, Auth: cs.Auth}
+	s := Server{Name: name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL, Headers: cs.Headers, InheritEnv: cs.InheritEnv, Era: cs.Era, Auth: cs.Auth}
+	if err := CheckEra(cs.Era); err != nil {
+		return Server{}, err
+	}
 	if err := cs.Auth.check(); err != nil {
 		return Server{}, err
 	}

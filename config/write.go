@@ -69,6 +69,12 @@ func AddServer(path string, s Server, force bool) error {
 		cs.MaxMessageSize = exactSize(s.MaxMessageSize)
 	}
 	cs.InheritEnv = s.InheritEnv
+	if err := CheckEra(s.Era); err != nil {
+		return &InvalidError{Err: fmt.Errorf("server %q: %w", s.Name, err)}
+	}
+	if s.Era != EraAuto {
+		cs.Era = s.Era
+	}
 	if err := s.Auth.check(); err != nil {
 		return &InvalidError{Err: fmt.Errorf("server %q: %w", s.Name, err)}
 	}

@@ -24,7 +24,8 @@ import (
 // to the message is an answer, not a refusal, so no fallback happens.
 //
 // A refused redirect ([*RedirectError]) and a session that expired are
-// errors, not reasons to fall back.
+// errors, not reasons to fall back. A message marked by [WithProbe] never
+// causes the fallback either.
 //
 // Read waits until the choice is made. SetProtocolVersion is passed on to
 // the chosen connection (legacy SSE has no use for it). Everything else,
@@ -106,6 +107,14 @@ func (a *autoConn) Write(ctx context.Context, msg json.RawMessage) error {
 	}
 	defer a.decideMu.Unlock()
 	err := a.first.Write(ctx, msg)
+	if isProbe(ctx) {
+		// An era probe: an answer settles the transport, a refusal
+		// settles nothing (see WithProbe).
+		if err != nil {
+			return err
+		}
+		return a.choose(a.first, "streamable-http")
+	}
 	var he *HTTPError
 	if !errors.As(err, &he) || (he.Status != http.StatusBadRequest && he.Status != http.StatusNotFound && he.Status != http.StatusMethodNotAllowed) {
 		if err != nil {

@@ -172,6 +172,11 @@ type HTTPError struct {
 	// quotes removed), for 401 and 403 answers. Nil when there was none.
 	AuthScheme      string
 	WWWAuthenticate map[string]string
+	// RPCErrorCode is the code of the JSON-RPC error the body holds, when
+	// it is one, whatever its id; 0 otherwise. Servers of 2026-07-28 send
+	// their protocol errors (-32020, -32021, -32022) with status 400, and
+	// a client detecting the era tells them from a legacy refusal by it.
+	RPCErrorCode int
 
 	wwwAuthRaw string // the header as received, one line, for Error
 }
@@ -527,6 +532,14 @@ func (b *httpBase) httpErrorBody(req *http.Request, resp *http.Response, body []
 		Method:      req.Method,
 		URL:         b.urlString(req.URL),
 		BodyExcerpt: excerpt(b.redact(body), isHTML(resp.Header.Get("Content-Type"), body)),
+	}
+	var rpc struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &rpc) == nil && rpc.Error != nil {
+		e.RPCErrorCode = rpc.Error.Code
 	}
 	if h := resp.Header.Get("WWW-Authenticate"); h != "" {
 		raw := string(b.redact([]byte(h)))

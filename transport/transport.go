@@ -157,3 +157,24 @@ func headersFrom(ctx context.Context) http.Header {
 	h, _ := ctx.Value(headersKey{}).(http.Header)
 	return h
 }
+
+// probeKey is the context key of [WithProbe].
+type probeKey struct{}
+
+// WithProbe returns a context that marks the message written with it as a
+// probe: a request whose failure says something about the server's
+// protocol era, not about the transport. The client sends its era probe
+// (server/discover) this way. [Auto] POSTs a probe as Streamable HTTP and
+// settles on that transport only when the server answers it; a refusal
+// (400, 404, 405, …) is returned as is and leaves the choice open, so the
+// initialize that follows still falls back to legacy HTTP+SSE when the
+// server needs it. Other transports ignore the mark.
+func WithProbe(ctx context.Context) context.Context {
+	return context.WithValue(ctx, probeKey{}, true)
+}
+
+// isProbe reports whether ctx carries the mark of [WithProbe].
+func isProbe(ctx context.Context) bool {
+	p, _ := ctx.Value(probeKey{}).(bool)
+	return p
+}
