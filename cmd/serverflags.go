@@ -59,9 +59,9 @@ type ServerOptions struct {
 	// tells (capabilities, server name, instructions): a modern session
 	// opened from the era cache then sends no request of its own before
 	// the command's.
-	Lazy bool
-	Trace           string // "", "-" (stderr) or a file
-	ServerStderr    string // "" (stream to stderr), "quiet" or a file
+	Lazy         bool
+	Trace        string // "", "-" (stderr) or a file
+	ServerStderr string // "" (stream to stderr), "quiet" or a file
 	// Grace is how long a stdio server gets at each step of its shutdown;
 	// zero means transport.DefaultGrace. Not a flag: completions shorten it.
 	Grace   time.Duration
