@@ -147,7 +147,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	pidPath := fs.String("pidfile", "", "write the process id to `FILE` at start")
 	readyPath := fs.String("ready", "", "create `FILE` when a tools/call arrives")
 	answerVersion := fs.String("answer-version", "1999-01-01", "protocol `version` the version mode answers initialize with")
-	era := fs.String("era", eraLegacy, "protocol `era` the SDK modes serve: legacy (server/discover unknown), modern (initialize refused) or dual")
+	eraDefault := eraLegacy
+	if e := os.Getenv("TESTSERVER_ERA"); e != "" {
+		// Lets a script change the era of a server whose command line
+		// (and so its entry in mcpctl's era cache) stays the same.
+		eraDefault = e
+	}
+	era := fs.String("era", eraDefault, "protocol `era` the SDK modes serve: legacy (server/discover unknown), modern (initialize refused) or dual; default $TESTSERVER_ERA, else legacy")
 	var sign signFlags
 	sign.register(fs)
 	var httpf httpFlags
