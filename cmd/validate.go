@@ -224,7 +224,9 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 		return err
 	}
 	defer s.Close()
-	findings, err := lint.Lint(ctx, s.Client, s.InitializeResult().Raw)
+	// In the modern era the session opened with server/discover, whose
+	// result InitializeResult holds; lint checks it as such.
+	findings, err := lint.Lint(ctx, s.Client, s.InitializeResult().Raw, lint.Options{Era: s.Era(), ProtocolVersion: s.ProtocolVersion()})
 	if err != nil {
 		return fmt.Errorf("linting %s: %w", s.name, err)
 	}
