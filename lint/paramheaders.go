@@ -118,7 +118,7 @@ func (w *headerWalk) annotation(n map[string]any, v any, ptr string, path []stri
 		if msg := tokenProblem(name); msg != "" {
 			w.add(ParamHeaderNameInvalid, "%s on %s %s, so Mcp-Param-%s is no HTTP field name", label, where, msg, name)
 		} else if first, dup := w.first[strings.ToLower(name)]; dup {
-			w.add(ParamHeaderDuplicate, "%s on %s repeats the one on %s (names must differ, ignoring case)", label, where, first)
+			w.add(ParamHeaderDuplicate, "%s on %s repeats the one on %s; names must differ, ignoring case", label, where, first)
 		} else {
 			w.first[strings.ToLower(name)] = where
 		}
