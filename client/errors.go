@@ -135,6 +135,10 @@ func (e *VersionError) Error() string {
 type ProtocolError struct {
 	Method string
 	Msg    string
+	// Result is the result the client refused, when the error is about a
+	// whole result it received (an unknown resultType, input it cannot
+	// give); nil otherwise. lint reads it, to report what was refused.
+	Result json.RawMessage
 }
 
 func (e *ProtocolError) Error() string {

@@ -313,7 +313,7 @@ func checkResultType(method string, raw json.RawMessage) error {
 	case "", "complete":
 		return nil
 	case "input_required":
-		return &ProtocolError{Method: method, Msg: fmt.Sprintf(`the server still needs input after %d rounds (resultType "input_required"); giving up`, MaxInputRounds)}
+		return &ProtocolError{Method: method, Msg: fmt.Sprintf(`the server still needs input after %d rounds (resultType "input_required"); giving up`, MaxInputRounds), Result: raw}
 	}
-	return &ProtocolError{Method: method, Msg: fmt.Sprintf("unknown resultType %q", r.ResultType)}
+	return &ProtocolError{Method: method, Msg: fmt.Sprintf("unknown resultType %q", r.ResultType), Result: raw}
 }

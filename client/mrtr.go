@@ -52,7 +52,7 @@ func (c *Client) inputRounds(ctx context.Context, method string, params, raw jso
 			req := ir.InputRequests[k]
 			h := c.opts.Handlers[req.Method]
 			if h == nil {
-				return nil, &ProtocolError{Method: method, Msg: fmt.Sprintf("the server needs input to finish: %s (%q), which this command does not answer", req.Method, k)}
+				return nil, &ProtocolError{Method: method, Msg: fmt.Sprintf("the server needs input to finish: %s (%q), which this command does not answer", req.Method, k), Result: raw}
 			}
 			res, err := h(ctx, req.Params)
 			if err != nil {

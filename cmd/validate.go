@@ -44,10 +44,12 @@ stdout, one per line ("/days: must be >= 1, got 0"), and the exit status is
 With --schema FILE, check the arguments against that JSON Schema instead,
 with no server at all.
 
-Without a tool, lint the whole server for CI: its initialize result and
+Without a tool, lint the whole server for CI: its initialize result (its
+server/discover result in the modern era, --protocol-version 2026-07-28) and
 every page of tools/list, resources/list, resources/templates/list and
-prompts/list are checked against the specification (lists whose capability
-the server did not declare are asked for too: the server must refuse them).
+prompts/list are checked against the specification of the protocol version
+spoken (lists whose capability the server did not declare are asked for
+too: the server must refuse them).
 Findings are printed errors first, as a table on a terminal and as
 tab-separated lines (severity, rule, subject, message, spec reference) when
 piped, followed by "N errors, M warnings" on stderr. -o json prints
@@ -224,7 +226,9 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 		return err
 	}
 	defer s.Close()
-	findings, err := lint.Lint(ctx, s.Client, s.InitializeResult().Raw)
+	// In the modern era the session opened with server/discover, whose
+	// result InitializeResult holds; lint checks it as such.
+	findings, err := lint.Lint(ctx, s.Client, s.InitializeResult().Raw, lint.Options{Era: s.Era(), ProtocolVersion: s.ProtocolVersion()})
 	if err != nil {
 		return fmt.Errorf("linting %s: %w", s.name, err)
 	}

@@ -18,7 +18,18 @@ import (
 type checker struct {
 	version  string
 	official *schema.Checker
+	// modern says the session speaks the modern era: it opened with
+	// server/discover, and results carry resultType.
+	modern   bool
 	findings []Finding
+}
+
+// opened names the request whose result opened the session.
+func (c *checker) opened() string {
+	if c.modern {
+		return "server/discover"
+	}
+	return "initialize"
 }
 
 func (c *checker) add(f Finding) { c.findings = append(c.findings, f) }
@@ -36,8 +47,8 @@ type item struct {
 }
 
 // Check returns the findings about what a server sent, errors first, each
-// severity in the order found: initialize, then tools, resources, resource
-// templates and prompts.
+// severity in the order found: initialize (or server/discover), then
+// tools, resources, resource templates and prompts.
 func Check(s *Server) []Finding {
 	return CheckWith(new(schema.Checker), s)
 }
@@ -46,8 +57,12 @@ func Check(s *Server) []Finding {
 // which a caller that checks other messages too can share (compiling a
 // definition costs milliseconds).
 func CheckWith(official *schema.Checker, s *Server) []Finding {
-	c := &checker{version: negotiated(s.Initialize), official: official}
-	c.shape(s.Initialize, "InitializeResult", "initialize", "")
+	c := &checker{version: sessionVersion(s), official: official, modern: s.Options.modern()}
+	if c.modern {
+		c.discover(s.Initialize)
+	} else {
+		c.shape(s.Initialize, "InitializeResult", "initialize", "")
+	}
 	declared := declaredCapabilities(s.Initialize)
 	items := map[string][]item{}
 	for _, m := range client.ListMethods() {
@@ -105,6 +120,9 @@ func (c *checker) list(l List, m client.ListKind, declared bool) []item {
 		}
 		// The items are checked one by one, each with its own subject.
 		res := c.shape(p.Result, listResultDef(m.Key), subject, "/"+m.Key+"/")
+		if c.modern {
+			c.resultType(p.Result, m.Method, subject)
+		}
 		var list []json.RawMessage
 		if json.Unmarshal(res[m.Key], &list) != nil {
 			continue
@@ -125,7 +143,7 @@ func (c *checker) list(l List, m client.ListKind, declared bool) []item {
 	}
 	if !declared && len(items) > 0 {
 		c.report(CapabilityUndeclared, capSubject,
-			"the server answered %s with %d %s but did not declare the %q capability in initialize", m.Method, len(items), plural(len(items), "item", "items"), m.Capability)
+			"the server answered %s with %d %s but did not declare the %q capability in %s", m.Method, len(items), plural(len(items), "item", "items"), m.Capability, c.opened())
 	}
 	return items
 }
@@ -161,6 +179,11 @@ func (c *checker) tools(items []item) {
 			c.report(DescriptionMissing, subject, "the tool has no description; models choose tools by their descriptions")
 		}
 		c.toolSchema(m["inputSchema"], subject, "inputSchema", InputSchemaNotObject, InputSchemaInvalid)
+		if c.modern {
+			for _, p := range paramHeaderProblems(m["inputSchema"]) {
+				c.report(p.rule, subject, "%s; clients exclude the tool", p.msg)
+			}
+		}
 		if c.version >= "2025-06-18" { // outputSchema is new in 2025-06-18; older clients ignore it
 			c.toolSchema(m["outputSchema"], subject, "outputSchema", OutputSchemaNotObject, OutputSchemaInvalid)
 		}
@@ -345,9 +368,10 @@ func plural(n int, one, many string) string {
 }
 
 // Lint collects what the server behind c sent and checks it: [Collect],
-// then [Check].
-func Lint(ctx context.Context, c Caller, initialize json.RawMessage) ([]Finding, error) {
-	s, err := Collect(ctx, c, initialize)
+// then [Check]. initialize is the result that opened the session: that of
+// initialize, or of server/discover when opts name the modern era.
+func Lint(ctx context.Context, c Caller, initialize json.RawMessage, opts Options) ([]Finding, error) {
+	s, err := Collect(ctx, c, initialize, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -15,9 +15,31 @@ type Caller interface {
 	Call(ctx context.Context, method string, params any) (json.RawMessage, error)
 }
 
+// Options say what lint knows of the session it checks, beyond what the
+// server sent.
+type Options struct {
+	// Era is the protocol era the session speaks: [client.EraModern] for
+	// 2026-07-28 and later, where the session opened with server/discover;
+	// "" or [client.EraLegacy] for the initialize handshake.
+	Era string
+	// ProtocolVersion is the revision the session speaks. In the legacy
+	// era "" means the one the initialize result names; in the modern era,
+	// where no result names it, "" means [client.ModernProtocolVersion].
+	ProtocolVersion string
+}
+
+// modern reports whether the options name the modern era.
+func (o Options) modern() bool {
+	return o.Era == client.EraModern || o.Era == "" && client.IsModern(o.ProtocolVersion)
+}
+
 // Server is everything a server sent, as [Collect] gathered it.
 type Server struct {
-	// Initialize is the result of initialize, as sent.
+	// Options are those Collect was given: the era and revision the
+	// session speaks.
+	Options Options
+	// Initialize is the result that opened the session, as sent: that of
+	// initialize, or of server/discover in the modern era.
 	Initialize json.RawMessage
 	// Lists holds one entry per list method, in the order of
 	// [client.ListMethods].
@@ -47,7 +69,8 @@ type Page struct {
 }
 
 // Collect fetches every page of every list method from the server whose
-// initialize result is initialize.
+// initialize result (server/discover result, in the modern era) is
+// initialize.
 //
 // It calls the lists whose capability the server declared first, then the
 // others: a server must answer those with an error (such as -32601, method
@@ -59,8 +82,10 @@ type Page struct {
 // which reports where and why a list stopped; that is recorded in
 // [List.Stopped] for [Check], with every page received. A JSON-RPC error
 // answer or a timeout is recorded; any other failure (a lost connection,
-// ctx done) ends Collect with that error.
-func Collect(ctx context.Context, c Caller, initialize json.RawMessage) (*Server, error) {
+// ctx done) ends Collect with that error. A result the client refused to
+// hand over (an unknown resultType: a [*client.ProtocolError] that carries
+// the result) is recorded as the page it is, for [Check] to report.
+func Collect(ctx context.Context, c Caller, initialize json.RawMessage, opts Options) (*Server, error) {
 	declared := declaredCapabilities(initialize)
 	methods := client.ListMethods()
 	// Declared first, each group in the order of client.ListMethods.
@@ -80,7 +105,7 @@ func Collect(ctx context.Context, c Caller, initialize json.RawMessage) (*Server
 		}
 		lists[m.Method] = l
 	}
-	s := &Server{Initialize: initialize}
+	s := &Server{Options: opts, Initialize: initialize}
 	for _, m := range methods {
 		s.Lists = append(s.Lists, lists[m.Method])
 	}
@@ -90,10 +115,21 @@ func Collect(ctx context.Context, c Caller, initialize json.RawMessage) (*Server
 func collectList(ctx context.Context, c Caller, m client.ListKind) (List, error) {
 	l := List{Method: m.Method}
 	call := func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		var (
+			raw json.RawMessage
+			err error
+		)
 		if params == nil {
-			return c.Call(ctx, method, nil) // no params member at all
+			raw, err = c.Call(ctx, method, nil) // no params member at all
+		} else {
+			raw, err = c.Call(ctx, method, params)
 		}
-		return c.Call(ctx, method, params)
+		var refused *client.ProtocolError
+		if errors.As(err, &refused) && refused.Result != nil {
+			// What a client refuses is what lint is for: check it.
+			return refused.Result, nil
+		}
+		return raw, err
 	}
 	_, err := client.Paginate(ctx, call, m.Method, m.Key, func(p client.ListPage) {
 		l.Pages = append(l.Pages, Page{Cursor: p.Cursor, Result: p.Result})

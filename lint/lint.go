@@ -1,5 +1,6 @@
 // Package lint checks what an MCP server sends against the specification:
-// its initialize result and every page of tools/list, resources/list,
+// its initialize result (in the modern era, 2026-07-28 and later, its
+// server/discover result) and every page of tools/list, resources/list,
 // resources/templates/list and prompts/list. `mcpctl validate` without a
 // tool runs it, for CI.
 //
@@ -19,6 +20,12 @@
 // ("docs/specification/2025-11-25/server/tools.mdx#tool-names", or for the
 // message-schema rule "schema/2025-06-18/schema.json#/definitions/Tool",
 // the official schema of the negotiated protocol version).
+//
+// What a server must send depends on the protocol era, which [Options]
+// says: a modern server answers server/discover instead of initialize,
+// marks every result with resultType and may annotate tool arguments with
+// x-mcp-header; the rules of the modern era check those against the
+// 2026-07-28 revision.
 package lint
 
 import (
@@ -45,7 +52,8 @@ type Finding struct {
 	Severity Severity `json:"severity"`
 	// Subject is what the finding is about: `tool "get weather"`,
 	// `resource "files/a b"`, `prompt "p" argument #2`, `tools/list page 2`,
-	// `capability "prompts"`, `initialize`.
+	// `capability "prompts"`, `initialize` (`server/discover` in the
+	// modern era).
 	Subject string `json:"subject"`
 	// Message says what is wrong.
 	Message string `json:"message"`
@@ -83,6 +91,17 @@ const (
 	PromptArgumentUnnamed    = "prompt-argument-unnamed"
 	CapabilityUndeclared     = "capability-undeclared"
 	MessageSchema            = "message-schema"
+
+	// The rules of the modern era (2026-07-28 and later).
+
+	DiscoverVersionsInvalid = "discover-versions-invalid"
+	ServerInfoMissing       = "server-info-missing"
+	ResultTypeMissing       = "result-type-missing"
+	ResultTypeInvalid       = "result-type-invalid"
+	ParamHeaderNameInvalid  = "param-header-name-invalid"
+	ParamHeaderDuplicate    = "param-header-duplicate"
+	ParamHeaderTypeInvalid  = "param-header-type-invalid"
+	ParamHeaderUnreachable  = "param-header-unreachable"
 )
 
 const (
@@ -93,6 +112,11 @@ const (
 	specBasic      = "docs/specification/2025-11-25/basic/index.mdx"
 	specLifecycle  = "docs/specification/2025-11-25/basic/lifecycle.mdx"
 	specSchema     = "schema/2025-11-25/schema.json"
+
+	specModernSchema = "schema/2026-07-28/schema.json"
+	specModernBasic  = "docs/specification/2026-07-28/basic/index.mdx"
+	specModernMRTR   = "docs/specification/2026-07-28/basic/patterns/mrtr.mdx"
+	specParamHeaders = "docs/specification/2026-07-28/basic/transports/streamable-http.mdx#schema-extension"
 )
 
 // Rules lists every rule.
@@ -132,6 +156,22 @@ func Rules() []Rule {
 			"A prompt argument has an empty name, so prompts/get cannot pass it."},
 		{DescriptionMissing, SeverityWarning, specTools + "#tool",
 			"A tool has no description, which is what a model reads to choose it."},
+		{DiscoverVersionsInvalid, SeverityError, specModernSchema + "#/$defs/DiscoverResult/properties/supportedVersions",
+			"The server/discover result lists no protocol version, or not the one it answered in, so a client cannot choose a version to speak (modern era)."},
+		{ServerInfoMissing, SeverityWarning, specModernSchema + "#/$defs/ResultMetaObject/properties/io.modelcontextprotocol~1serverInfo",
+			"The server/discover result has no _meta \"io.modelcontextprotocol/serverInfo\" (\"Servers SHOULD include this field on every response\"), so a client cannot say which server it talks to (modern era)."},
+		{ResultTypeMissing, SeverityError, specModernBasic + "#resulttype",
+			"A result has no resultType (\"The result MUST include a resultType field\"); a client takes it for a legacy server's (modern era)."},
+		{ResultTypeInvalid, SeverityError, specModernBasic + "#resulttype",
+			"A result's resultType is not a string, is a value the protocol does not define (\"any value unrecognized by the client MUST be considered invalid\"), or is \"input_required\" on a request that must not ask for input (" + specModernMRTR + "#supported-requests) (modern era)."},
+		{ParamHeaderNameInvalid, SeverityError, specParamHeaders,
+			"An x-mcp-header annotation in a tool's inputSchema is not a string, is empty, or is not an HTTP field-name token; clients exclude the tool (modern era)."},
+		{ParamHeaderDuplicate, SeverityError, specParamHeaders,
+			"Two x-mcp-header annotations of one inputSchema have the same name, ignoring case; clients exclude the tool (modern era)."},
+		{ParamHeaderTypeInvalid, SeverityError, specParamHeaders,
+			"An x-mcp-header annotation is on a property whose type is not string, integer or boolean (\"Parameters with type number are not permitted\"); clients exclude the tool (modern era)."},
+		{ParamHeaderUnreachable, SeverityError, specParamHeaders,
+			"An x-mcp-header annotation is not on a property reached from the root of the inputSchema through properties keys alone (it is at the root, or under items, a composition or conditional keyword, $ref or $defs); clients exclude the tool (modern era)."},
 	}
 }
 

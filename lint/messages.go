@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -58,17 +59,44 @@ func schemaRef(version, def string) string {
 	return fmt.Sprintf("schema/%s/schema.json#/%s/%s", version, defs, def)
 }
 
-// negotiated is the protocol version whose schema messages are checked
-// against: the initialize result's, or the latest one mcpctl has a schema
-// for when that is not one it knows.
+// sessionVersion is the protocol version whose schema the messages of s
+// are checked against: the one its options name when mcpctl has its
+// schema; else, in the modern era, the newest modern revision mcpctl has
+// a schema for, and in the legacy era the one the initialize result names
+// (or the newest legacy revision, when that is not one mcpctl knows).
+func sessionVersion(s *Server) string {
+	versions := schema.OfficialVersions()
+	o := s.Options
+	modern := o.modern()
+	if slices.Contains(versions, o.ProtocolVersion) && client.IsModern(o.ProtocolVersion) == modern {
+		return o.ProtocolVersion
+	}
+	if !modern {
+		return negotiated(s.Initialize)
+	}
+	return newest(versions, true)
+}
+
+// negotiated is the protocol version an initialize result names, or the
+// newest legacy one mcpctl has a schema for when that is not one it knows.
 func negotiated(initialize json.RawMessage) string {
 	var r struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	_ = json.Unmarshal(initialize, &r) // the message-schema rule reports a bad result
 	versions := schema.OfficialVersions()
-	if slices.Contains(versions, r.ProtocolVersion) {
+	if slices.Contains(versions, r.ProtocolVersion) && !client.IsModern(r.ProtocolVersion) {
 		return r.ProtocolVersion
+	}
+	return newest(versions, false)
+}
+
+// newest is the newest of versions (oldest first) of the given era.
+func newest(versions []string, modern bool) string {
+	for i := len(versions) - 1; i >= 0; i-- {
+		if client.IsModern(versions[i]) == modern {
+			return versions[i]
+		}
 	}
 	return versions[len(versions)-1]
 }
@@ -89,6 +117,9 @@ func (c *checker) shape(raw json.RawMessage, def, subject, skip string) map[stri
 	for _, v := range vs {
 		if skip != "" && strings.HasPrefix(v.Path+"/", skip) && v.Path+"/" != skip {
 			continue
+		}
+		if c.modern && v.Path == "/resultType" && strings.HasSuffix(def, "Result") {
+			continue // result-type-missing and result-type-invalid say more
 		}
 		if slices.ContainsFunc(covered(def), func(prefix string) bool {
 			return strings.HasPrefix(v.Path+"/", prefix) && (v.Path+"/" != prefix || v.Keyword == "format")

@@ -61,7 +61,7 @@ func TestDefectServerAgainstOfficialSchema(t *testing.T) {
 			if rpcErr != nil {
 				t.Fatal(rpcErr)
 			}
-			s, err := Collect(context.Background(), handlerCaller{}, init)
+			s, err := Collect(context.Background(), handlerCaller{}, init, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,6 +38,9 @@
 //     unsigned). Without the key it starts, and refuses every call.
 //   - defects: the server of package defectserver, with seeded defects of
 //     every kind `mcpctl validate` lints for.
+//   - headers: tools with x-mcp-header annotations (2026-07-28): route,
+//     whose annotations are valid, and bad_name, dup_header, number_header
+//     and items_header, each breaking one constraint (see headersmode.go).
 //
 // With -http FILE a go-sdk mode is served over HTTP instead, on 127.0.0.1
 // and a free port, until SIGINT or SIGTERM; the endpoint URL is written to
@@ -79,7 +82,7 @@ const (
 
 // modeNames lists the modes in the order usage shows them.
 func modeNames() []string {
-	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects"}
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers"}
 }
 
 // modeFunc runs one mode until its client goes away and returns the exit
@@ -115,6 +118,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		}, true
 	case "sign":
 		return signMode, true
+	case "headers":
+		return headersMode, true
 	}
 	return nil, false
 }
