@@ -54,11 +54,13 @@ run() {
   env -u CI "${envs[@]}" "$mcpctl" "$@" ${version[@]+"${version[@]}"}
 }
 
-# The harness names the revision to speak when it runs a scenario at a given
-# wire (MCP_CONFORMANCE_PROTOCOL_VERSION); mcpctl is told it as a user
-# would tell it.
+# The harness may run a scenario at a given wire
+# (MCP_CONFORMANCE_PROTOCOL_VERSION): a legacy revision, or 2026-07-28 with a
+# stateless mock. mcpctl is not told which: --era auto (the default) finds
+# out, as it does for a user. MCPCTL_CONFORMANCE_PIN=1 passes the revision
+# with --protocol-version instead, to compare.
 version=()
-if [ -n "${MCP_CONFORMANCE_PROTOCOL_VERSION:-}" ]; then
+if [ -n "${MCPCTL_CONFORMANCE_PIN:-}" ] && [ -n "${MCP_CONFORMANCE_PROTOCOL_VERSION:-}" ]; then
   version=(--protocol-version "$MCP_CONFORMANCE_PROTOCOL_VERSION")
 fi
 

@@ -60,8 +60,8 @@ v2_core=(
 # EXPECTED_FAIL: "VERSION SCENARIO WIRE|REASON" entries that must fail, each
 # with its reason. Empty: every run of the matrix passes. At the 2026-07-28
 # wire the suite's mock MCP server is stateless (no initialize; every request
-# carries _meta and MCP-Protocol-Version); the driver asks mcpctl for that
-# revision with --protocol-version, as a user would.
+# carries _meta and MCP-Protocol-Version); the driver does not tell mcpctl
+# the revision: --era auto detects the era at every wire.
 EXPECTED_FAIL=()
 
 work=$(mktemp -d)
