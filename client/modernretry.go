@@ -82,7 +82,7 @@ func (c *Client) modernRetry(ctx context.Context, method string, params json.Raw
 			c.event(EventToolsRelisted, "tools/call was refused for its headers (-32020); sending it again with headers from the tools as listed now")
 		case code == CodeMissingClientCapability:
 			missing, declare := c.missingCapabilities(ctx, rpc)
-			if capsTried || len(declare) == 0 || len(declare) < len(missing) {
+			if capsTried || len(declare) == 0 {
 				return nil, &MissingCapabilityError{Method: method, Missing: missing, Err: rpc}
 			}
 			capsTried = true
@@ -191,11 +191,13 @@ var answerMethods = map[string]string{
 
 // missingCapabilities reads the requiredCapabilities of a -32021 error and
 // returns those mcpctl did not declare for this request, as dotted names
-// ("elicitation", "elicitation.url"), and the ones among them it can
-// declare because it has an answer: a capability not declared at all
-// whose requests an [Options.Handlers] entry answers (elicitation in form
-// mode only, as [Elicitation] answers).
+// ("elicitation", "elicitation.url"), and what to declare when mcpctl can
+// answer all of them: each is a capability not declared at all whose
+// requests an [Options.Handlers] entry answers (elicitation in form mode
+// only, as [Elicitation] answers). declare is nil when one of them cannot
+// be answered.
 func (c *Client) missingCapabilities(ctx context.Context, rpc *RPCError) (missing []string, declare map[string]any) {
+	unanswerable := false
 	var data struct {
 		Required map[string]json.RawMessage `json:"requiredCapabilities"`
 	}
@@ -213,20 +215,22 @@ func (c *Client) missingCapabilities(ctx context.Context, rpc *RPCError) (missin
 		_ = json.Unmarshal(data.Required[name], &sub)
 		have, ok := declared[name]
 		if !ok {
-			missing = append(missing, name)
-			if c.opts.Handlers[answerMethods[name]] == nil {
-				continue
+			if len(sub) == 0 {
+				missing = append(missing, name)
 			}
-			if name == "elicitation" {
-				if slices.ContainsFunc(sortedKeys(sub), func(k string) bool { return k != "form" }) {
-					continue
-				}
+			for _, k := range sortedKeys(sub) {
+				missing = append(missing, name+"."+k)
+			}
+			switch {
+			case c.opts.Handlers[answerMethods[name]] == nil,
+				name == "elicitation" && slices.ContainsFunc(sortedKeys(sub), func(k string) bool { return k != "form" }):
+				unanswerable = true
+			case name == "elicitation":
 				declare[name] = map[string]any{"form": map[string]any{}}
-				continue
-			}
-			declare[name] = map[string]any{}
-			if len(sub) > 0 {
+			case len(sub) > 0:
 				declare[name] = sub
+			default:
+				declare[name] = map[string]any{}
 			}
 			continue
 		}
@@ -235,8 +239,12 @@ func (c *Client) missingCapabilities(ctx context.Context, rpc *RPCError) (missin
 		for _, k := range sortedKeys(sub) {
 			if _, ok := haveSub[k]; !ok {
 				missing = append(missing, name+"."+k)
+				unanswerable = true // declared already, in another shape
 			}
 		}
+	}
+	if unanswerable {
+		return missing, nil
 	}
 	return missing, declare
 }
