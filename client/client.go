@@ -385,10 +385,7 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 func (c *Client) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	raw, gen, err := c.roundTrip(ctx, method, params, true)
 	if c.isModern() && err != nil {
-		var retry bool
-		if retry, err = c.renegotiate(err); retry {
-			raw, gen, err = c.roundTrip(ctx, method, params, true)
-		}
+		raw, err = c.modernRetry(ctx, method, params, err)
 	}
 	if c.isModern() && err != nil {
 		var retry bool
@@ -451,7 +448,7 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 	}
 	if modern {
 		var err error
-		if params, err = c.withMeta(params); err != nil {
+		if params, err = c.withRequestMeta(ctx, params); err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", method, err)
 		}
 		h := modernHeaders(method, params)
@@ -459,9 +456,6 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 			h[k] = v
 		}
 		ctx = transport.WithHeaders(ctx, h)
-		// A modern request is cancelled by ending its HTTP request, not
-		// by notifications/cancelled.
-		cancellable = false
 	}
 	id := c.nextID.Add(1)
 	key := strconv.FormatInt(id, 10)
@@ -499,13 +493,14 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 		deadline, after = d, d.Sub(start).Round(time.Millisecond)
 	}
 	timedOut := func() error {
+		var byStream bool
 		if cancellable {
-			c.cancel(id, fmt.Sprintf("timed out after %s", after))
+			byStream = c.cancelRequest(id, fmt.Sprintf("timed out after %s", after))
 		}
 		c.mu.Lock()
 		arrived := c.strays.since(straySeq)
 		c.mu.Unlock()
-		return &TimeoutError{Method: method, After: after, Cancelled: cancellable, Arrived: arrived}
+		return &TimeoutError{Method: method, After: after, Cancelled: cancellable, ByStream: byStream, Arrived: arrived}
 	}
 	wctx, cancelWrite := context.WithDeadline(ctx, deadline)
 	err := c.write(wctx, data)
@@ -514,7 +509,7 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 		switch {
 		case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 			if cancellable {
-				c.cancel(id, "cancelled by the user")
+				c.cancelRequest(id, "cancelled by the user")
 			}
 			return nil, gen, fmt.Errorf("%s: %w", method, ctx.Err())
 		case errors.Is(wctx.Err(), context.DeadlineExceeded):
@@ -547,7 +542,7 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 			return nil, gen, timedOut()
 		}
 		if cancellable {
-			c.cancel(id, "cancelled by the user")
+			c.cancelRequest(id, "cancelled by the user")
 		}
 		return nil, gen, fmt.Errorf("%s: %w", method, ctx.Err())
 	}

@@ -37,13 +37,17 @@ func (e *RPCError) Error() string {
 }
 
 // TimeoutError reports a request that got no answer in time. The client has
-// already sent notifications/cancelled for it.
+// already cancelled it: with notifications/cancelled, or in the modern era
+// over Streamable HTTP by closing its HTTP request.
 type TimeoutError struct {
 	Method string
 	After  time.Duration
-	// Cancelled says notifications/cancelled was sent; it is not for
-	// initialize, which must not be cancelled.
+	// Cancelled says the request was cancelled: by notifications/cancelled,
+	// or, when ByStream is set, by closing its HTTP request (the modern
+	// era over Streamable HTTP). It is not for initialize, which must not
+	// be cancelled.
 	Cancelled bool
+	ByStream  bool
 	// Arrived says what the server did send meanwhile that answered no
 	// request, such as `a response with id "3" (a string), which matches
 	// no request`; empty when nothing of the kind arrived. It tells a
@@ -76,7 +80,10 @@ func (e *TimeoutError) Error() string {
 		b.WriteString("; the server did send " + e.Arrived)
 	}
 	b.WriteString(" (")
-	if e.Cancelled {
+	switch {
+	case e.Cancelled && e.ByStream:
+		b.WriteString("closed its HTTP request, which cancels it; ")
+	case e.Cancelled:
 		b.WriteString("sent notifications/cancelled; ")
 	}
 	if e.Arrived != "" {

@@ -215,6 +215,9 @@ func (c *streamableConn) send(ctx context.Context, body []byte, m msgInfo) error
 // lives until cancel is called.
 func (c *streamableConn) post(ctx context.Context, body []byte, m msgInfo) (req *http.Request, resp *http.Response, sid string, cancel context.CancelFunc, err error) {
 	rctx, cancel := context.WithCancel(c.life)
+	if m.isRequest() {
+		cancel = c.track(m, cancel)
+	}
 	req, err = c.newRequest(rctx, http.MethodPost, c.url, body)
 	if err != nil {
 		cancel()
@@ -304,13 +307,23 @@ func (c *streamableConn) answered(id string) {
 
 // failRequest makes Read return a *RequestError for m: its answer cannot
 // arrive, but the connection goes on.
+// A request no longer pending (answered on another stream, or cancelled
+// with CancelRequest) is not failed: nobody waits for it.
 func (c *streamableConn) failRequest(m msgInfo, err error) {
 	if !m.isRequest() {
 		c.warnLine(err.Error())
 		return
 	}
-	c.answered(m.id)
-	c.push(inbound{err: &RequestError{ID: m.rawID, Err: err}})
+	c.mu.Lock()
+	ch, ok := c.pending[m.id]
+	if ok {
+		close(ch)
+		delete(c.pending, m.id)
+	}
+	c.mu.Unlock()
+	if ok {
+		c.push(inbound{err: &RequestError{ID: m.rawID, Err: err}})
+	}
 }
 
 // deliver hands one message, or a JSON array of them, to Read as it is,
@@ -344,6 +357,9 @@ func (c *streamableConn) jsonBody(resp *http.Response, cancel context.CancelFunc
 		// Closing the body (deferred) stops the transfer: the rest is
 		// never read.
 		c.failRequest(m, &MessageTooLargeError{What: "HTTP response body", Limit: c.maxMsg})
+		return
+	case err != nil && m.isRequest() && c.stateless():
+		c.lost(m, err)
 		return
 	case err != nil:
 		c.failRequest(m, fmt.Errorf("POST %s: reading the answer to %s: %w", c.urlString(c.url), m, err))

@@ -94,6 +94,14 @@ func (c *streamableConn) postStream(resp *http.Response, cancel context.CancelFu
 	if !m.isRequest() {
 		return // a batch: its answers are matched by the client
 	}
+	if c.stateless() {
+		// 2026-07-28: no Last-Event-ID, no redelivery; the server took
+		// the broken stream for a cancellation.
+		if !isDone(answered) {
+			c.lost(m, readErr)
+		}
+		return
+	}
 	failures := 0
 	for {
 		if c.isClosed() || isDone(answered) {

@@ -50,6 +50,18 @@ import (
 //     the stream gave no event id, Read returns a [*RequestError] with the
 //     request's id: that request failed, the connection goes on. Responses
 //     are matched by id whatever stream they arrive on.
+//   - Protocol 2026-07-28 and later ([StatelessRevision]): the transport of
+//     that revision has no resumption, no GET stream and no session. The
+//     connection knows the revision only from SetProtocolVersion, which
+//     the client calls before its first modern request; from then on a
+//     request's stream or JSON body that ends or breaks before the
+//     response is not resumed: Read returns a [*RequestError] wrapping
+//     [ErrResponseLost] at once (and [EventResponseLost] is reported), and
+//     the client may send the request again with a new id. The GET stream
+//     is opened only after notifications/initialized, which that revision
+//     never sends.
+//   - Cancellation: [RequestCanceller].CancelRequest closes a request's
+//     POST or response stream, which is how 2026-07-28 cancels a request.
 //   - Size: a JSON body or SSE event over [HTTPOptions].MaxMessageSize is
 //     discarded unread; see there.
 //   - Session expiry: a 404 to a request carrying the session ID means the
@@ -118,8 +130,9 @@ type streamableConn struct {
 	// channel is closed when the response arrives on any stream. The
 	// goroutine removes the entry when it ends, whatever the outcome.
 	pending      map[string]chan struct{}
-	getCancel    context.CancelFunc // ends the GET stream; nil when none runs
-	getGen       int                // which GET loop getCancel belongs to
+	exchanges    map[string]*exchange // by request id: what CancelRequest ends
+	getCancel    context.CancelFunc   // ends the GET stream; nil when none runs
+	getGen       int                  // which GET loop getCancel belongs to
 	warnedBadSID bool
 
 	closeOnce sync.Once

@@ -43,7 +43,9 @@ func (e *env) serveHTTP(ctx context.Context, s *mcp.Server) error {
 	case "stateful":
 		h = mcp.NewStreamableHTTPHandler(getServer, nil)
 	case "stateless":
-		h = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
+		// A modern request's handler ends with its HTTP request, as
+		// 2026-07-28 has servers treat a closed stream as cancellation.
+		h = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
 	case "json":
 		h = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{JSONResponse: true})
 	case "sse":

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -153,8 +154,18 @@ func hangMode(ctx context.Context, e *env) int {
 		Name:        "hang",
 		Description: "Never answers. Returns only when the call is cancelled or the client goes away.",
 		InputSchema: emptyObject(),
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			// Over HTTP the answer's headers and this event go out now,
+			// so the client is reading the stream when it gives up.
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Message: "hanging"})
+		}
 		<-ctx.Done()
+		// Scripts wait for the file, then check the log.
+		e.obs.received("hang: cancelled")
+		if e.obs.readyPath != "" {
+			_ = os.WriteFile(e.obs.readyPath+".cancelled", nil, 0o644)
+		}
 		return nil, nil, ctx.Err()
 	})
 	return e.exitStatus(e.serve(ctx, s))

@@ -18,7 +18,11 @@
 //   - crash: tools/call writes "fatal: simulated crash in tool handler" to
 //     stderr and exits with status 3 without answering.
 //   - hang: tools/call never answers; the handler returns only when the call
-//     is cancelled (notifications/cancelled) or stdin closes.
+//     is cancelled (notifications/cancelled; over HTTP also the client
+//     closing the request) or stdin closes. A call with a progress token
+//     first gets one progress notification. When the call ends, "hang:
+//     cancelled" is appended to the -log file, then READY.cancelled is
+//     created (READY being the -ready file).
 //   - nonjson: writes the line "hello from a misbehaving server" to stdout
 //     before every response.
 //   - big: tool big(bytes) returns one text block of exactly that many bytes,
