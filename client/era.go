@@ -246,6 +246,7 @@ func (c *Client) probe(ctx context.Context) error {
 //     server is one that ignores unknown requests, and legacy is.
 //   - initialize fails: the probe's answer, when it comes, decides.
 func (c *Client) probeRace(ctx context.Context, probeAnswer func() (json.RawMessage, error), cancelProbe func(), start time.Time) error {
+	c.legacyWire()
 	initDone := make(chan error, 1)
 	go func() { initDone <- c.initialize(ctx) }()
 	probeDone := make(chan struct{})
@@ -309,11 +310,21 @@ func (c *Client) settle(ctx context.Context, raw json.RawMessage, err error, sta
 		c.setDetection(Detection{Era: EraModern, Source: SourceProbe, How: how, Remember: EraModern})
 		return nil
 	}
+	c.legacyWire()
 	if err := c.initialize(ctx); err != nil {
 		return fmt.Errorf("%w (the server is taken for a legacy one: %s)", err, how)
 	}
 	c.setDetection(Detection{Era: EraLegacy, Source: SourceProbe, How: how, Remember: EraLegacy})
 	return nil
+}
+
+// legacyWire gives the connection the legacy revision initialize offers,
+// after the modern probe gave it the modern one: with it go the legacy
+// rules of the transport (a broken stream is resumed, not lost).
+func (c *Client) legacyWire() {
+	if s, ok := c.conn.(transport.ProtocolVersionSetter); ok {
+		s.SetProtocolVersion(c.opts.ProtocolVersion)
+	}
 }
 
 // Discover makes sure the session knows what server/discover says (a
