@@ -278,12 +278,12 @@ func (c *Client) PlanTask(tool *Tool, mode TaskMode) (bool, error) {
 	}
 	support := tool.TaskSupport()
 	switch {
-	case mode == TaskAsk && support == TaskSupportForbidden:
-		return false, &TaskSupportError{Tool: tool.Name, TaskSupport: support, Asked: true,
-			Msg: `cannot run as a task: its execution.taskSupport is "forbidden" (or absent); call it without a task`}
 	case mode == TaskAsk && !caps.ToolCall:
 		return false, &TaskSupportError{Tool: tool.Name, TaskSupport: support, Asked: true,
 			Msg: "cannot run as a task: the server does not declare tasks.requests.tools.call in its capabilities"}
+	case mode == TaskAsk && support == TaskSupportForbidden:
+		return false, &TaskSupportError{Tool: tool.Name, TaskSupport: support, Asked: true,
+			Msg: `cannot run as a task: its execution.taskSupport is "forbidden" (or absent); call it without a task`}
 	case support == TaskSupportRequired && !caps.ToolCall:
 		return false, &TaskSupportError{Tool: tool.Name, TaskSupport: support,
 			Msg: `requires a task (execution.taskSupport "required"), but the server does not declare tasks.requests.tools.call, so it cannot be called: the server contradicts itself`}
@@ -527,7 +527,10 @@ func (c *Client) answerTaskInput(ctx context.Context, task *Task, answered map[s
 // returned as it is.
 func (c *Client) taskGaveUp(ctx, tctx context.Context, id string, task *Task, timeout time.Duration, err error) error {
 	cancelled := ctx.Err() != nil
-	timedOut := !cancelled && errors.Is(tctx.Err(), context.DeadlineExceeded)
+	// A request's own timer may fire an instant before tctx's: the
+	// deadline having passed is what counts.
+	d, _ := tctx.Deadline()
+	timedOut := !cancelled && (errors.Is(tctx.Err(), context.DeadlineExceeded) || !time.Now().Before(d))
 	if !cancelled && !timedOut {
 		return err
 	}

@@ -115,6 +115,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		}, true
 	case "sign":
 		return signMode, true
+	case "tasks": // tasksmode.go: tool calls as tasks, both eras
+		return tasksMode, true
 	}
 	return nil, false
 }
