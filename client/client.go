@@ -412,6 +412,11 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 		if raw, err = c.inputRounds(ctx, method, params, raw); err != nil {
 			return nil, err
 		}
+	}
+	if c.taskCreated(ctx, method, raw) {
+		return raw, nil // a CreateTaskResult: the task's code checks it (tasks.go)
+	}
+	if c.isModern() {
 		if err := checkResultType(method, raw); err != nil {
 			return nil, err
 		}
@@ -450,6 +455,11 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 		var err error
 		if params, err = c.withRequestMeta(ctx, params); err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", method, err)
+		}
+		if isTaskCall(ctx) {
+			if params, err = declareTasks(params); err != nil {
+				return nil, 0, fmt.Errorf("%s: %w", method, err)
+			}
 		}
 		h := modernHeaders(method, params)
 		for k, v := range extraHeaders(ctx) {

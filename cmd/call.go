@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -24,6 +25,9 @@ type CallOptions struct {
 	SaveDir    string
 	NoValidate bool
 	Sign       SignOptions
+	// Task asks for the call to run as a task (--task); a tool whose
+	// taskSupport is "required" runs as one without it.
+	Task bool
 }
 
 // NewCmdCall builds `mcpctl call`. runF replaces the run function in tests.
@@ -53,12 +57,22 @@ a missing, wrong, stale or replayed one exits 6, a good one prints
 "signature verified" on stderr and makes -o json print
 {"result": <protocol result>, "mcpctl": {"signatureVerified": true}}.
 
+A tool whose execution.taskSupport is "required" runs as a task (MCP
+2025-11-25): the call returns a task, mcpctl polls tasks/get at the
+server's pollInterval, showing each status on stderr, and prints the result
+of tasks/result exactly as a plain call's. --task asks for a task when the
+tool's taskSupport is "optional". In the 2026-07-28 era a server declaring
+the tasks extension decides by itself which calls become tasks. For a task,
+--timeout bounds each request and the task as a whole: when it passes (or
+on Ctrl-C) mcpctl sends tasks/cancel.
+
 A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
 		Example: `  mcpctl call --demo add a=2 b=3
   mcpctl call --demo echo message='hello world'
   mcpctl call --demo weather city=Paris days=3 -o json
   mcpctl call --demo image --save-dir ./out
   mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything
+  mcpctl call simulate-research-query topic=tides --timeout 2m -- npx -y @modelcontextprotocol/server-everything
   mcpctl call --sign-key env:MCP_SIGNING_KEY --verify-key env:MCP_SIGNING_KEY --canonical python get_weather city=Lyon -- python3 server.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
@@ -83,6 +97,7 @@ A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
 	addSignFlags(cmd, &opts.Sign)
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
 	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs (default: a new temporary folder)")
+	cmd.Flags().BoolVar(&opts.Task, "task", false, `Run the call as a task (for a tool whose taskSupport is "optional"; "required" ones always are)`)
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
 	return cmd
 }
@@ -116,8 +131,26 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 			return err
 		}
 	}
+	mode := client.TaskAuto
+	if opts.Task {
+		mode = client.TaskAsk
+	}
+	asTask, err := s.PlanTask(tool, mode)
+	if err != nil {
+		var se *client.TaskSupportError
+		if errors.As(err, &se) && se.Asked {
+			return &FlagError{Err: fmt.Errorf("--task: %w", err)}
+		}
+		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.name, err)
+	}
 	var nonce string
-	res, err := s.CallTool(ctx, tool.Name, args, client.CallOptions{ProgressToken: "mcpctl-call", Sign: opts.Sign.signHook(&nonce)})
+	callOpts := client.CallOptions{ProgressToken: "mcpctl-call", Sign: opts.Sign.signHook(&nonce)}
+	var res *client.CallToolResult
+	if asTask {
+		res, err = callTask(ctx, f, s, tool.Name, args, callOpts)
+	} else {
+		res, err = s.CallTool(ctx, tool.Name, args, callOpts)
+	}
 	if f.IOStreams.IsStderrTTY() {
 		// Clear a progress line, if one was drawn.
 		fmt.Fprint(f.IOStreams.ErrOut, "\r\x1b[K")

@@ -86,7 +86,7 @@ const (
 
 // modeNames lists the modes in the order usage shows them.
 func modeNames() []string {
-	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers"}
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch"}
 }
 
 // modeFunc runs one mode until its client goes away and returns the exit
@@ -124,6 +124,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		return signMode, true
 	case "headers":
 		return headersMode, true
+	case "tasks": // tasksmode.go: tool calls as tasks, both eras
+		return tasksMode, true
 	}
 	return nil, false
 }
