@@ -115,6 +115,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		}, true
 	case "sign":
 		return signMode, true
+	case "watch": // watchmode.go: changes on demand, for mcpctl watch
+		return watchMode, true
 	}
 	return nil, false
 }
