@@ -412,11 +412,14 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 		ClientInfo:      client.Implementation{Name: "mcpctl", Version: Version},
 		ProtocolVersion: o.ProtocolVersion,
 		Timeout:         o.Timeout,
-		OnNotification:  f.notificationPrinter(),
+		OnNotification:  o.OnNotification,
 		OnEvent:         f.eventPrinter(o.Verbose),
 		OnProtocolWarning: func(msg string) {
 			f.Warner().Warn("protocol violation", "mcpctl: protocol violation: "+red.String(msg))
 		},
+	}
+	if opts.OnNotification == nil {
+		opts.OnNotification = f.notificationPrinter()
 	}
 	if !o.LintsResults {
 		rc := f.resultChecks(o.Strict)

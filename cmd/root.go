@@ -166,6 +166,7 @@ func subcommands() []subcommand {
 		{"read", func(f *Factory) *cobra.Command { return NewCmdRead(f, nil) }},
 		{"prompt", func(f *Factory) *cobra.Command { return NewCmdPrompt(f, nil) }},
 		{"skills", func(f *Factory) *cobra.Command { return NewCmdSkills(f, nil) }},
+		{"watch", func(f *Factory) *cobra.Command { return NewCmdWatch(f, nil) }},
 		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
 		{"sign", NewCmdSign},
 		{"scaffold", NewCmdScaffold},
