@@ -393,7 +393,7 @@ func (w *watcher) subscribed(sub *client.Subscription, lists []string) {
 	info := w.s.InitializeResult().ServerInfo
 	server := strings.TrimSpace(info.Name + " " + info.Version)
 	if w.json {
-		_ = w.p.JSON(subscribedEvent{eventHead: w.head(w.opts.now(), "subscribed"), Server: server, Era: w.s.Era(),
+		_ = w.emit(subscribedEvent{eventHead: w.head(w.opts.now(), "subscribed"), Server: server, Era: w.s.Era(),
 			Subscription: sub.ID(), Lists: orEmpty(kept), Resources: orEmpty(got.ResourceSubscriptions), LogLevel: w.s.LogLevel()})
 		return
 	}
@@ -421,6 +421,16 @@ func orEmpty(s []string) []string {
 	return s
 }
 
+// emit prints one event as one line of compact JSON (NDJSON).
+func (w *watcher) emit(v any) error {
+	data, err := marshalJSON(v) // compact, with its newline
+	if err != nil {
+		return err
+	}
+	_, err = w.p.Out.Write(data)
+	return err
+}
+
 func (w *watcher) head(at time.Time, event string) eventHead {
 	return eventHead{Time: at.Format(time.RFC3339Nano), Event: event}
 }
@@ -445,7 +455,7 @@ func (w *watcher) event(ctx context.Context, it watchItem) error {
 	switch {
 	case n.Log != nil:
 		if w.json {
-			return w.p.JSON(logEvent{eventHead: w.head(at, "log"), Level: n.Log.Level, Logger: n.Log.Logger, Data: n.Log.Data})
+			return w.emit(logEvent{eventHead: w.head(at, "log"), Level: n.Log.Level, Logger: n.Log.Logger, Data: n.Log.Data})
 		}
 		text := n.Log.Text()
 		if n.Log.Logger != "" {
@@ -460,7 +470,7 @@ func (w *watcher) event(ctx context.Context, it watchItem) error {
 	case n.Progress != nil:
 		pr := n.Progress
 		if w.json {
-			return w.p.JSON(progressEvent{eventHead: w.head(at, "progress"), Token: pr.Token, Progress: pr.Progress, Total: pr.Total, Message: pr.Message})
+			return w.emit(progressEvent{eventHead: w.head(at, "progress"), Token: pr.Token, Progress: pr.Progress, Total: pr.Total, Message: pr.Message})
 		}
 		line := "progress " + strconv.FormatFloat(pr.Progress, 'g', -1, 64)
 		if pr.Total != nil {
@@ -473,7 +483,7 @@ func (w *watcher) event(ctx context.Context, it watchItem) error {
 		return err
 	case n.ResourceUpdated != nil:
 		if w.json {
-			return w.p.JSON(resourceUpdatedEvent{eventHead: w.head(at, "resource_updated"), URI: n.ResourceUpdated.URI})
+			return w.emit(resourceUpdatedEvent{eventHead: w.head(at, "resource_updated"), URI: n.ResourceUpdated.URI})
 		}
 		_, err := fmt.Fprintln(out, stamp+" updated "+w.p.Untrusted(n.ResourceUpdated.URI))
 		return err
@@ -499,7 +509,7 @@ func (w *watcher) listChanged(ctx context.Context, at time.Time, kind string) er
 		}
 	}
 	if w.json {
-		return w.p.JSON(ev)
+		return w.emit(ev)
 	}
 	var parts []string
 	for _, a := range ev.Added {
@@ -540,7 +550,7 @@ func (w *watcher) ended(ctx context.Context, q *watchQueue, why error) error {
 		reason = why.Error()
 	}
 	if w.json {
-		return w.p.JSON(endedEvent{eventHead: w.head(w.opts.now(), "ended"), Reason: reason})
+		return w.emit(endedEvent{eventHead: w.head(w.opts.now(), "ended"), Reason: reason})
 	}
 	fmt.Fprintln(w.opts.Factory.IOStreams.ErrOut, "mcpctl: "+w.p.UntrustedErr(reason))
 	return nil
