@@ -150,6 +150,8 @@ type Client struct {
 
 	reinitMu sync.Mutex // one re-initialization at a time
 
+	watch watchState // the log level and the subscriptions: logging.go, subscribe.go
+
 	done  chan struct{}        // closed when the read loop ends
 	slots chan struct{}        // one token per running server request
 	busy  chan json.RawMessage // answers to refused server requests

@@ -128,9 +128,7 @@ func (c *Client) dispatchOne(msg json.RawMessage) {
 	case env.isRequest():
 		c.startRequest(env)
 	case env.isNotification():
-		if c.opts.OnNotification != nil {
-			c.opts.OnNotification(decodeNotification(env.Method, env.Params))
-		}
+		c.notification(env.Method, env.Params) // subscribe.go
 	default:
 		c.warn("ignoring a message from the server that is neither a request, a response nor a notification: " + truncate(msg, 200))
 	}

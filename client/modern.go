@@ -189,10 +189,11 @@ func (c *Client) renegotiate(err error) (retry bool, _ error) {
 }
 
 // withMeta returns params with the modern era's _meta keys merged into
-// params._meta: the protocol version, the client's capabilities and its
-// identity. Keys the caller put in _meta (a progress token, a signature)
-// stay; the era's keys win over same-named ones. The rest of params is
-// kept byte for byte, so arguments that were signed are sent as signed.
+// params._meta: the protocol version, the client's capabilities, its
+// identity and, once [Client.SetLogLevel] chose one, the log level. Keys
+// the caller put in _meta (a progress token, a signature) stay; the era's
+// keys win over same-named ones. The rest of params is kept byte for
+// byte, so arguments that were signed are sent as signed.
 func (c *Client) withMeta(params json.RawMessage) (json.RawMessage, error) {
 	caps := c.opts.Capabilities
 	if caps == nil {
@@ -202,6 +203,9 @@ func (c *Client) withMeta(params json.RawMessage) (json.RawMessage, error) {
 		metaProtocolVersion:    c.wireVersion(),
 		metaClientCapabilities: caps,
 		metaClientInfo:         c.opts.ClientInfo,
+	}
+	if level := c.LogLevel(); level != "" {
+		era[metaLogLevel] = level // SetLogLevel: logs are asked for per request
 	}
 	params = bytes.TrimSpace(params)
 	if len(params) == 0 || string(params) == "null" {

@@ -23,6 +23,12 @@ type Notification struct {
 	// ResourceUpdated is set for notifications/resources/updated.
 	ResourceUpdated *ResourceUpdated
 
+	// SubscriptionID is the id of the subscriptions/listen request the
+	// notification belongs to (params._meta
+	// "io.modelcontextprotocol/subscriptionId", as the key of a request
+	// id), "" when it names none: every notification of the legacy era.
+	SubscriptionID string
+
 	// Err is why Params did not decode into the view of Method.
 	Err error
 }
@@ -63,6 +69,14 @@ type ResourceUpdated struct {
 // decodeNotification builds the typed view of a notification.
 func decodeNotification(method string, params json.RawMessage) Notification {
 	n := Notification{Method: method, Params: params}
+	var meta struct {
+		Meta struct {
+			SubscriptionID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &meta) == nil && len(meta.Meta.SubscriptionID) > 0 {
+		n.SubscriptionID = idKey(meta.Meta.SubscriptionID)
+	}
 	switch method {
 	case "notifications/message":
 		m := &LoggingMessage{}

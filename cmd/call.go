@@ -27,7 +27,8 @@ type CallOptions struct {
 	Sign       SignOptions
 	// Task asks for the call to run as a task (--task); a tool whose
 	// taskSupport is "required" runs as one without it.
-	Task bool
+	Task     bool
+	LogLevel string // --log-level: server logs at this level and above
 }
 
 // NewCmdCall builds `mcpctl call`. runF replaces the run function in tests.
@@ -83,6 +84,9 @@ A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
 			if err := opts.Output.validate(); err != nil {
 				return err
 			}
+			if err := checkLogLevelFlag(opts.LogLevel); err != nil {
+				return err
+			}
 			if err := opts.Sign.validate(); err != nil {
 				return err
 			}
@@ -98,6 +102,7 @@ A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
 	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs (default: a new temporary folder)")
 	cmd.Flags().BoolVar(&opts.Task, "task", false, `Run the call as a task (for a tool whose taskSupport is "optional"; "required" ones always are)`)
+	addLogLevelFlag(cmd, &opts.LogLevel)
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
 	return cmd
 }
@@ -110,6 +115,9 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		return err
 	}
 	defer s.Close()
+	if err := applyLogLevel(ctx, f, s, opts.LogLevel); err != nil {
+		return err
+	}
 
 	tools, err := s.ListTools(ctx)
 	if err != nil {

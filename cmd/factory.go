@@ -418,11 +418,14 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 		ProtocolVersion: o.ProtocolVersion,
 		Era:             era,
 		Timeout:         o.Timeout,
-		OnNotification:  f.notificationPrinter(),
+		OnNotification:  o.OnNotification,
 		OnEvent:         f.eventPrinter(o.Verbose),
 		OnProtocolWarning: func(msg string) {
 			f.Warner().Warn("protocol violation", "mcpctl: protocol violation: "+red.String(msg))
 		},
+	}
+	if opts.OnNotification == nil {
+		opts.OnNotification = f.notificationPrinter()
 	}
 	if o.Elicit != "" {
 		el, err := elicitation(o.Elicit)

@@ -167,6 +167,7 @@ func subcommands() []subcommand {
 		{"prompt", func(f *Factory) *cobra.Command { return NewCmdPrompt(f, nil) }},
 		{"skills", func(f *Factory) *cobra.Command { return NewCmdSkills(f, nil) }},
 		{"tasks", func(f *Factory) *cobra.Command { return NewCmdTasks(f, nil) }},
+		{"watch", func(f *Factory) *cobra.Command { return NewCmdWatch(f, nil) }},
 		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
 		{"sign", NewCmdSign},
 		{"scaffold", NewCmdScaffold},

@@ -77,6 +77,10 @@ type ServerOptions struct {
 	// the client's capabilities.extensions, by identifier (skills declares
 	// io.modelcontextprotocol/skills).
 	Extensions map[string]any
+	// OnNotification (not a flag) replaces the printing of server logs and
+	// progress on stderr for a command that shows notifications itself
+	// (watch). It runs on the client's read loop: it must not block.
+	OnNotification func(client.Notification)
 
 	// Auth are the OAuth settings (--client-id, --grant, …); a named
 	// server's own fill in what the command line does not give.

@@ -126,6 +126,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		return headersMode, true
 	case "tasks": // tasksmode.go: tool calls as tasks, both eras
 		return tasksMode, true
+	case "watch": // watchmode.go: changes on demand, for mcpctl watch
+		return watchMode, true
 	}
 	return nil, false
 }
