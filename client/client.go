@@ -353,6 +353,15 @@ func (c *Client) reinitialize(ctx context.Context, gen uint64, cause error) erro
 	wait := make(chan struct{})
 	c.reinit = wait
 	c.mu.Unlock()
+	restored := false
+	defer func() {
+		// Runs once the new session is open to requests (the deferred
+		// close below runs first): a log level set in the old session is
+		// set again in the new one.
+		if restored {
+			c.restoreLogLevel(ctx)
+		}
+	}()
 	defer func() {
 		c.mu.Lock()
 		c.reinit = nil
@@ -367,6 +376,7 @@ func (c *Client) reinitialize(ctx context.Context, gen uint64, cause error) erro
 		c.opts.OnEvent(EventSessionReinitialized, fmt.Sprintf("the server ended the session; initialized a new one: %s %s, protocol %s",
 			info.ServerInfo.Name, info.ServerInfo.Version, info.ProtocolVersion))
 	}
+	restored = true
 	return nil
 }
 

@@ -57,6 +57,9 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 	if err := CheckLogLevel(level); err != nil {
 		return err
 	}
+	if err := c.Discover(ctx); err != nil {
+		return err
+	}
 	if !c.HasCapability("logging") {
 		return &CapabilityError{Capability: "logging", Feature: "log messages"}
 	}
@@ -69,6 +72,24 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 	c.watch.logLevel = level
 	c.watch.mu.Unlock()
 	return nil
+}
+
+// restoreLogLevel sends logging/setLevel again after a legacy session was
+// re-initialized: the new session starts at the server's default level.
+// A failure is reported as a protocol warning; the request that met the
+// expired session goes on.
+func (c *Client) restoreLogLevel(ctx context.Context) {
+	level := c.LogLevel()
+	if level == "" || c.isModern() {
+		return
+	}
+	params, err := encodeParams("logging/setLevel", map[string]string{"level": level})
+	if err == nil {
+		_, _, err = c.roundTrip(ctx, "logging/setLevel", params, true)
+	}
+	if err != nil {
+		c.warn(fmt.Sprintf("the log level %q could not be set again in the new session: %v", level, err))
+	}
 }
 
 // LogLevel is the level [Client.SetLogLevel] set, "" before it.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -724,5 +725,31 @@ func TestCallToolResultKeepsBytes(t *testing.T) {
 	within("Meta", res.Meta)
 	if string(res.Meta) != `{"k":1}` || res.Content[0].Text != "hi" {
 		t.Errorf("decoded %+v", res)
+	}
+}
+
+// TestReinitializeRestoresLogLevel: a log level set in a legacy session
+// is set again in the session that replaces it.
+func TestReinitializeRestoresLogLevel(t *testing.T) {
+	srv, pipe := startFake(t, map[string]handler{
+		"logging/setLevel": func(s *fakeServer, m message) { s.reply(m, `{}`) },
+		"tools/call":       func(s *fakeServer, m message) { s.reply(m, `{"content":[{"type":"text","text":"ok"}]}`) },
+	})
+	conn := &expiringConn{Connection: pipe}
+	c, err := Connect(t.Context(), fixed(conn), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetLogLevel(t.Context(), "debug"); err != nil {
+		t.Fatal(err)
+	}
+	conn.expired.Store(true)
+	if _, err := c.CallTool(t.Context(), "echo", nil, CallOptions{}); err != nil {
+		t.Fatalf("CallTool after the session expired: %v", err)
+	}
+	c.Close()
+	want := []string{"initialize", "notifications/initialized", "logging/setLevel", "initialize", "notifications/initialized", "logging/setLevel", "tools/call"}
+	if got := methods(srv.received(t)); !slices.Equal(got, want) {
+		t.Errorf("the client sent %q, want %q", got, want)
 	}
 }

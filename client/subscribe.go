@@ -363,8 +363,8 @@ func (s *Subscription) Err() error {
 }
 
 // Close ends the subscription and waits until it has: a modern listen is
-// cancelled with notifications/cancelled naming it (what stdio needs; over
-// HTTP its stream is closed too), legacy resource subscriptions are undone
+// cancelled as any modern request is (over HTTP by closing its response
+// stream, over stdio with notifications/cancelled naming it), legacy resource subscriptions are undone
 // with resources/unsubscribe. What Close sends is bounded by a short
 // timeout of its own, so it may be called after the caller's context has
 // ended. It may be called more than once.
@@ -378,7 +378,7 @@ func (s *Subscription) Close() error {
 		return nil
 	}
 	if s.modern {
-		s.c.cancel(s.id, "the client no longer wants the subscription")
+		s.c.cancelRequest(s.id, "the client no longer wants the subscription")
 	} else {
 		s.unsubscribe()
 		s.end(nil)
