@@ -32,9 +32,17 @@ the negotiated protocol version, its capabilities and instructions, how many
 tools, resources, resource templates and prompts it offers, and how long the
 handshake took.
 
--o json prints {"initialize": <the initialize result>, "counts": {...},
+The Era row says which protocol era the session speaks and how that was
+settled: "detected" (connect always asks the server with a server/discover
+probe, and remembers the answer for later commands), "pinned" (--era, a
+named server's era, or a --protocol-version of one era). -v says what the
+probe saw.
+
+-o json prints {"era": "legacy"|"modern", "eraDetection": {...},
+"initialize": <the initialize or server/discover result>, "counts": {...},
 "timingsMs": {...}}.`,
 		Example: `  mcpctl connect --demo
+  mcpctl connect -v --demo
   mcpctl connect -o json --demo
   mcpctl connect -- npx -y @modelcontextprotocol/server-everything`,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -327,6 +327,7 @@ type serverDetail struct {
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Timeout string            `json:"timeout,omitempty"`
+	Era     string            `json:"era,omitempty"`
 	// OAuth holds the server's OAuth settings; its secrets are env: or
 	// file: references (config refuses literal ones), never the values.
 	OAuth     *config.Auth `json:"oauth,omitempty"`
@@ -372,6 +373,7 @@ func serversShowRun(opts *ServersShowOptions) error {
 	if s.Timeout > 0 {
 		d.Timeout = s.Timeout.String()
 	}
+	d.Era = s.Era
 	if !s.Auth.IsZero() {
 		a := s.Auth
 		d.OAuth = &a
@@ -420,6 +422,9 @@ func serversShowRun(opts *ServersShowOptions) error {
 	}
 	if d.Timeout != "" {
 		fields = append(fields, [2]string{"Timeout", d.Timeout})
+	}
+	if d.Era != "" {
+		fields = append(fields, [2]string{"Era", d.Era})
 	}
 	if d.OAuth != nil {
 		fields = append(fields, [2]string{"OAuth", oauthLines(*d.OAuth)})
