@@ -220,7 +220,9 @@ func (c *Client) probe(ctx context.Context) error {
 		raw, _, err := c.roundTripAs(probeCtx, "server/discover", nil, false, true)
 		answers <- answer{raw, err}
 	}()
-	bound := time.NewTimer(c.opts.ProbeTimeout)
+	// The probe's own answer must have time to arrive within the
+	// request timeout once initialize is sent too.
+	bound := time.NewTimer(min(c.opts.ProbeTimeout, c.opts.Timeout/2))
 	defer bound.Stop()
 	select {
 	case a := <-answers:
@@ -275,7 +277,7 @@ func (c *Client) probeRace(ctx context.Context, probeAnswer func() (json.RawMess
 		d := Detection{Era: EraLegacy, Source: SourceProbe}
 		switch outcome, how := classifyProbe(praw, perr); {
 		case probeAnswered && outcome == outcomeModern:
-			d.How = fmt.Sprintf("initialize answered after server/discover went unanswered for %s; the late %s, so modern is remembered for next time", c.opts.ProbeTimeout, how)
+			d.How = fmt.Sprintf("initialize answered after server/discover went unanswered for %s; the late %s, so modern is remembered for next time", min(c.opts.ProbeTimeout, c.opts.Timeout/2), how)
 			d.Remember = EraModern
 		case probeAnswered:
 			d.How = fmt.Sprintf("initialize answered; %s", how)

@@ -17,6 +17,7 @@ targets=(
   "./auth FuzzParseChallenges"
   "./client FuzzParseEnvelope"
   "./config FuzzExpand"
+  "./lint FuzzParamHeadersAgreeWithClient"
   "./render FuzzJSON"
   "./render FuzzSanitize"
   "./render FuzzWriteJSONString"

@@ -16,7 +16,9 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 # MCPCTL_REQUIRE_INTEROP makes a missing reference server a failure, not a skip.
-MCPCTL_REQUIRE_INTEROP=1 go test -race -count=1 ./... "$@"
+# -timeout 30m: on a busy 2-core machine the scripts of the root package run
+# longer than go test's default of 10 minutes per package.
+MCPCTL_REQUIRE_INTEROP=1 go test -race -count=1 -timeout 30m ./... "$@"
 # The memory bound, measured on a binary without the race detector's
 # shadow memory (under -race the test skips itself).
 go test -count=1 -run '^TestPeakRSS$' .

@@ -160,6 +160,12 @@ func hangMode(ctx context.Context, e *env) int {
 			// so the client is reading the stream when it gives up.
 			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Message: "hanging"})
 		}
+		if e.obs.readyPath != "" {
+			// The handler runs: a script that interrupts the client now
+			// knows the cancellation has a call to reach (-ready alone is
+			// created when the request arrives, perhaps before).
+			_ = os.WriteFile(e.obs.readyPath+".started", nil, 0o644)
+		}
 		<-ctx.Done()
 		// Scripts wait for the file, then check the log.
 		e.obs.received("hang: cancelled")
