@@ -58,7 +58,7 @@ func (p *Printer) DescribeTool(t *client.Tool) error {
 
 // schemaTable writes a heading and the table of fields under it.
 func (p *Printer) schemaTable(heading string, fields []SchemaField) error {
-	if _, err := fmt.Fprintln(p.out(), p.Heading(heading)); err != nil {
+	if err := p.describeHeading(heading); err != nil {
 		return err
 	}
 	showDefault, showValues := !p.TTY, !p.TTY
@@ -90,6 +90,17 @@ func (p *Printer) schemaTable(heading string, fields []SchemaField) error {
 		rows = append(rows, append(row, f.Description))
 	}
 	return p.Table(headers, rows, "")
+}
+
+// describeHeading writes the heading of a table in a description; on a
+// terminal a blank line sets it apart, piped the output stays compact.
+func (p *Printer) describeHeading(heading string) error {
+	sep := ""
+	if p.TTY {
+		sep = "\n"
+	}
+	_, err := fmt.Fprintln(p.out(), sep+p.Heading(heading))
+	return err
 }
 
 // AnnotationWords says a tool's behaviour hints in words, in the order
@@ -168,7 +179,7 @@ func (p *Printer) DescribePrompt(pr *client.Prompt) error {
 	if len(pr.Arguments) == 0 {
 		return nil
 	}
-	if _, err := fmt.Fprintln(p.out(), p.Heading("Arguments")); err != nil {
+	if err := p.describeHeading("Arguments"); err != nil {
 		return err
 	}
 	rows := make([][]string, 0, len(pr.Arguments))
