@@ -2,19 +2,15 @@
 //
 //   - on a terminal, styled text and tables ([Printer.Table]) whose last
 //     column is truncated to the terminal width;
-//
 //   - when piped, plain tab-separated text with full values and no header,
 //     so that cut, awk and grep work on it;
-//
 //   - JSON ([Printer.JSON]), indented, with key order kept for raw messages,
 //     always valid UTF-8, and never much larger than its input however
 //     deeply it nests;
-//
 //   - MCP content blocks ([Printer.Content], [Printer.Messages]): text is
 //     written as is (or from its raw JSON, [Printer.TextJSON],
 //     [WriteJSONString]); images, audio and blobs are decoded into files
-//     and a line says where they went.
-//
+//     and a line says where they went;
 //   - descriptions of one tool, prompt, resource or template
 //     ([Printer.DescribeTool] and the like), a tool's schemas as tables
 //     of fields ([SchemaFields], [SchemaType]).
