@@ -35,8 +35,9 @@ func NewCmdCompletion(f *Factory) *cobra.Command {
 
 Besides commands and flags, it completes server names after -s, and, once a
 server is chosen with -s NAME, --demo or --url URL, tool names and argument
-keys (key=) for call and validate, prompt names and arguments for prompt
-and resource URIs for read. Those ask the server, for 3 seconds at most;
+keys (key=) for call and validate, prompt names, arguments and argument
+values (from the server's completion/complete) for prompt, names for
+describe, and resource URIs for read. Those ask the server, for 3 seconds at most;
 if it does not answer in time nothing is offered. Words after -- are the
 server's command line and complete as files.
 
@@ -100,6 +101,8 @@ func registerCompletions(root *cobra.Command, f *Factory) {
 			c.ValidArgsFunction = f.completeToolArgs
 		case "prompt":
 			c.ValidArgsFunction = f.completePromptArgs
+		case "complete":
+			c.ValidArgsFunction = f.completeCompleteArgs
 		case "read":
 			c.ValidArgsFunction = f.completeResourceArgs
 		}
@@ -275,19 +278,21 @@ func argumentKeys(inputSchema []byte, given []string, toComplete string) ([]cobr
 }
 
 // completePromptArgs completes prompt: the prompt name, then "key=" for
-// its arguments.
+// its arguments, then their values as the server completes them
+// (completion/complete).
 func (f *Factory) completePromptArgs(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if afterDash(cmd, args) {
 		return nil, cobra.ShellCompDirectiveDefault
-	}
-	if len(args) > 0 && strings.Contains(toComplete, "=") {
-		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	s, ctx, done, err := f.completionSession(cmd, args)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	defer done()
+	if len(args) > 0 && strings.Contains(toComplete, "=") {
+		// A value: the server's completion/complete, if it offers one.
+		return completeArgumentValue(ctx, s, args[0], toComplete, args[1:]), cobra.ShellCompDirectiveNoFileComp
+	}
 	prompts, err := s.ListPrompts(ctx)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp

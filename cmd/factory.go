@@ -408,6 +408,10 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 	if err != nil {
 		return nil, err
 	}
+	// On a terminal, a spinner while the server starts and handshakes,
+	// erased before anything is printed.
+	f, stopSpinner := f.spinning(o.describe())
+	defer stopSpinner()
 	ios := f.IOStreams
 	red := f.Redactor()
 	s := &session{name: o.describe(), hurry: f.Hurry}

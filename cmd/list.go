@@ -30,8 +30,10 @@ func NewCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
 		Long: `List what a server offers, merged across every page of results.
 
 On a terminal the list is a table; when piped it is tab-separated text with
-one item per line and no header. -o json prints the protocol result with all
-pages merged, e.g. {"tools": [...]}.`,
+one item per line and no header. -l describes each item in full, as
+mcpctl describe does: a tool's arguments as a table, its annotations, task
+support and output. -o json prints the protocol result with all pages
+merged, e.g. {"tools": [...]}, schemas included.`,
 		Example: `  mcpctl list --demo
   mcpctl list all --demo
   mcpctl list tools -l --demo
@@ -60,7 +62,7 @@ pages merged, e.g. {"tools": [...]}.`,
 	}
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
-	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "Print each tool's input and output schema")
+	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "Describe each item in full, as mcpctl describe does (raw schemas: -o json)")
 	return cmd
 }
 
@@ -139,64 +141,39 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	if _, ok := out["resources"]; ok {
 		section("Resources")
-		rows := make([][]string, 0, len(l.Resources))
-		for _, r := range l.Resources {
-			rows = append(rows, []string{r.URI, r.Name, r.MIMEType, r.Description})
-		}
-		if err := p.Table([]string{"URI", "NAME", "MIME TYPE", "DESCRIPTION"}, rows, "No resources."); err != nil {
+		if err := printResources(p, l.Resources, opts.Long); err != nil {
 			return err
 		}
 	}
 	if _, ok := out["resourceTemplates"]; ok {
 		section("Resource templates")
-		rows := make([][]string, 0, len(l.Templates))
-		for _, t := range l.Templates {
-			rows = append(rows, []string{t.URITemplate, t.Name, t.MIMEType, t.Description})
-		}
-		if err := p.Table([]string{"URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"}, rows, "No resource templates."); err != nil {
+		if err := printTemplates(p, l.Templates, opts.Long); err != nil {
 			return err
 		}
 	}
 	if _, ok := out["prompts"]; ok {
 		section("Prompts")
-		rows := make([][]string, 0, len(l.Prompts))
-		for _, pr := range l.Prompts {
-			var req []string
-			for _, a := range pr.Arguments {
-				if a.Required {
-					req = append(req, a.Name)
-				}
-			}
-			rows = append(rows, []string{pr.Name, pr.Title, strings.Join(req, ","), pr.Description})
-		}
-		if err := p.Table([]string{"NAME", "TITLE", "REQUIRED ARGS", "DESCRIPTION"}, rows, "No prompts."); err != nil {
+		if err := printPrompts(p, l.Prompts, opts.Long); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func printTools(p *render.Printer, tools []client.Tool, long bool) error {
-	if long {
-		for i, t := range tools {
-			if i > 0 {
-				fmt.Fprintln(p.Out)
-			}
-			if err := p.Fields([][2]string{{"Name", t.Name}, {"Title", t.DisplayName()}, {"Description", t.Description}}); err != nil {
-				return err
-			}
-			fmt.Fprintln(p.Out, "Input schema:")
-			if err := p.JSON(t.InputSchema); err != nil {
-				return err
-			}
-			if len(t.OutputSchema) > 0 {
-				fmt.Fprintln(p.Out, "Output schema:")
-				if err := p.JSON(t.OutputSchema); err != nil {
-					return err
-				}
-			}
+// describeAll writes each item in full (list -l), or the empty message.
+func describeAll[T any](p *render.Printer, items []T, describe func(*T) error, empty string) error {
+	if len(items) == 0 {
+		if p.TTY {
+			fmt.Fprintln(p.ErrOut, empty)
 		}
 		return nil
+	}
+	return render.DescribeList(p, items, describe)
+}
+
+func printTools(p *render.Printer, tools []client.Tool, long bool) error {
+	if long {
+		return describeAll(p, tools, p.DescribeTool, "No tools.")
 	}
 	rows := make([][]string, 0, len(tools))
 	for _, t := range tools {
@@ -207,6 +184,45 @@ func printTools(p *render.Printer, tools []client.Tool, long bool) error {
 		rows = append(rows, []string{t.Name, title, requiredArgs(t.InputSchema), t.Description})
 	}
 	return p.Table([]string{"NAME", "TITLE", "REQUIRED ARGS", "DESCRIPTION"}, rows, "No tools.")
+}
+
+func printResources(p *render.Printer, resources []client.Resource, long bool) error {
+	if long {
+		return describeAll(p, resources, p.DescribeResource, "No resources.")
+	}
+	rows := make([][]string, 0, len(resources))
+	for _, r := range resources {
+		rows = append(rows, []string{r.URI, r.Name, r.MIMEType, r.Description})
+	}
+	return p.Table([]string{"URI", "NAME", "MIME TYPE", "DESCRIPTION"}, rows, "No resources.")
+}
+
+func printTemplates(p *render.Printer, templates []client.ResourceTemplate, long bool) error {
+	if long {
+		return describeAll(p, templates, p.DescribeTemplate, "No resource templates.")
+	}
+	rows := make([][]string, 0, len(templates))
+	for _, t := range templates {
+		rows = append(rows, []string{t.URITemplate, t.Name, t.MIMEType, t.Description})
+	}
+	return p.Table([]string{"URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"}, rows, "No resource templates.")
+}
+
+func printPrompts(p *render.Printer, prompts []client.Prompt, long bool) error {
+	if long {
+		return describeAll(p, prompts, p.DescribePrompt, "No prompts.")
+	}
+	rows := make([][]string, 0, len(prompts))
+	for _, pr := range prompts {
+		var req []string
+		for _, a := range pr.Arguments {
+			if a.Required {
+				req = append(req, a.Name)
+			}
+		}
+		rows = append(rows, []string{pr.Name, pr.Title, strings.Join(req, ","), pr.Description})
+	}
+	return p.Table([]string{"NAME", "TITLE", "REQUIRED ARGS", "DESCRIPTION"}, rows, "No prompts.")
 }
 
 // requiredArgs names a tool's required arguments with their types.

@@ -165,6 +165,8 @@ func subcommands() []subcommand {
 		{"call", func(f *Factory) *cobra.Command { return NewCmdCall(f, nil) }},
 		{"read", func(f *Factory) *cobra.Command { return NewCmdRead(f, nil) }},
 		{"prompt", func(f *Factory) *cobra.Command { return NewCmdPrompt(f, nil) }},
+		{"describe", func(f *Factory) *cobra.Command { return NewCmdDescribe(f, nil) }},
+		{"complete", func(f *Factory) *cobra.Command { return NewCmdComplete(f, nil) }},
 		{"skills", func(f *Factory) *cobra.Command { return NewCmdSkills(f, nil) }},
 		{"tasks", func(f *Factory) *cobra.Command { return NewCmdTasks(f, nil) }},
 		{"watch", func(f *Factory) *cobra.Command { return NewCmdWatch(f, nil) }},

@@ -10,7 +10,10 @@
 //   - MCP content blocks ([Printer.Content], [Printer.Messages]): text is
 //     written as is (or from its raw JSON, [Printer.TextJSON],
 //     [WriteJSONString]); images, audio and blobs are decoded into files
-//     and a line says where they went.
+//     and a line says where they went;
+//   - descriptions of one tool, prompt, resource or template
+//     ([Printer.DescribeTool] and the like), a tool's schemas as tables
+//     of fields ([SchemaFields], [SchemaType]).
 //
 // A [Printer] carries the facts about its destination (TTY, colour, width)
 // that commands take from their IO streams. Its styles are defined once, in
