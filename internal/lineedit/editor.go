@@ -63,7 +63,8 @@ type Editor struct {
 	buf     []rune
 	pos     int    // the cursor, an index into buf
 	off     int    // the first rune of buf shown (a long line scrolls)
-	pending []byte // output written while active, up to its last newline
+	self    *aboveWriter   // what Write writes through
+	held    []*aboveWriter // writers holding output without its newline
 	hist    int    // the history entry shown; len(History) is the new line
 	draft   []rune // the new line, kept while the history is walked
 }
@@ -135,23 +136,49 @@ func (e *Editor) ReadLine() (string, error) {
 // written as it is.
 func (e *Editor) Write(p []byte) (int, error) {
 	e.mu.Lock()
+	if e.self == nil {
+		e.self = &aboveWriter{e: e, w: e.Out}
+	}
+	w := e.self
+	e.mu.Unlock()
+	return w.Write(p)
+}
+
+// Above returns a writer to w that behaves as [Editor.Write]: w and Out
+// are the same terminal (standard error and standard output, say), so
+// what goes to w is printed above the line being edited.
+func (e *Editor) Above(w io.Writer) io.Writer { return &aboveWriter{e: e, w: w} }
+
+// aboveWriter writes to w above the line being edited; pending is its
+// output since its last newline, held while a line is edited.
+type aboveWriter struct {
+	e       *Editor
+	w       io.Writer
+	pending []byte
+}
+
+func (a *aboveWriter) Write(p []byte) (int, error) {
+	e := a.e
+	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.active {
-		return e.Out.Write(p)
+		return a.w.Write(p)
 	}
-	e.pending = append(e.pending, p...)
-	i := bytes.LastIndexByte(e.pending, '\n')
+	if len(a.pending) == 0 {
+		e.held = append(e.held, a)
+	}
+	a.pending = append(a.pending, p...)
+	i := bytes.LastIndexByte(a.pending, '\n')
 	if i < 0 {
 		return len(p), nil
 	}
-	lines := e.pending[:i+1]
-	var b bytes.Buffer
-	b.WriteString("\r\x1b[K")
-	b.Write(crlf(lines))
-	e.pending = append([]byte(nil), e.pending[i+1:]...)
-	if _, err := e.Out.Write(b.Bytes()); err != nil {
+	if _, err := io.WriteString(e.Out, "\r\x1b[K"); err != nil {
 		return 0, err
 	}
+	if _, err := a.w.Write(crlf(a.pending[:i+1])); err != nil {
+		return 0, err
+	}
+	a.pending = append([]byte(nil), a.pending[i+1:]...)
 	e.refresh()
 	return len(p), nil
 }
@@ -175,10 +202,13 @@ func (e *Editor) end(tail string) {
 	e.refresh()
 	io.WriteString(e.Out, tail)
 	e.active = false
-	if len(e.pending) > 0 {
-		e.Out.Write(e.pending)
-		e.pending = nil
+	for _, a := range e.held {
+		if len(a.pending) > 0 {
+			a.w.Write(a.pending)
+			a.pending = nil
+		}
 	}
+	e.held = nil
 }
 
 // handle acts on one key; done says the line is over.
