@@ -58,15 +58,15 @@ type Editor struct {
 	once sync.Once
 	r    *bufio.Reader
 
-	mu      sync.Mutex // guards what follows, and every write to Out
-	active  bool       // ReadLine is running: the prompt and line are shown
-	buf     []rune
-	pos     int    // the cursor, an index into buf
-	off     int    // the first rune of buf shown (a long line scrolls)
-	self    *aboveWriter   // what Write writes through
-	held    []*aboveWriter // writers holding output without its newline
-	hist    int    // the history entry shown; len(History) is the new line
-	draft   []rune // the new line, kept while the history is walked
+	mu     sync.Mutex // guards what follows, and every write to Out
+	active bool       // ReadLine is running: the prompt and line are shown
+	buf    []rune
+	pos    int            // the cursor, an index into buf
+	off    int            // the first rune of buf shown (a long line scrolls)
+	self   *aboveWriter   // what Write writes through
+	held   []*aboveWriter // writers holding output without its newline
+	hist   int            // the history entry shown; len(History) is the new line
+	draft  []rune         // the new line, kept while the history is walked
 }
 
 // key is one key press: a rune, or one of the named keys below.
