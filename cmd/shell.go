@@ -326,7 +326,11 @@ func (sh *shell) ended(ctx context.Context) error {
 	why := error(errors.New("the connection was closed"))
 	if sub := sh.subs[""]; sub != nil {
 		<-sub.Done()
-		if err := sub.Err(); err != nil {
+		var ended *client.SubscriptionEndedError
+		switch err := sub.Err(); {
+		case errors.As(err, &ended) && ended.Err != nil:
+			why = ended.Err
+		case err != nil:
 			why = err
 		}
 	}
