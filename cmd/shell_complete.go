@@ -278,23 +278,30 @@ func matching(cands []string, word string) []string {
 var secretKey = regexp.MustCompile(`(?i)(^|[^a-z])(token|secret|passw(or)?d|pwd|api[-_]?key|apikey|auth|credential|private[-_]?key|session[-_]?id|cookie)`)
 
 // keepInHistory says whether a line may be saved to the history file: not
-// when an argument's key names a secret (token=, password:=, api_key=…)
-// or a word is a bearer credential.
+// when an argument's key names a secret (token=, password:=, api_key=…),
+// a JSON object's key does (--args '{"secret": …}'), or a value is a
+// bearer credential.
 func keepInHistory(line string) bool {
 	words, err := splitWords(line)
 	if err != nil {
 		words = strings.Fields(line)
 	}
-	for i, w := range words {
-		if key, _, ok := strings.Cut(w, "="); ok && secretKey.MatchString(strings.TrimSuffix(key, ":")) {
+	for _, w := range words {
+		key, value, isArg := strings.Cut(w, "=")
+		if isArg && secretKey.MatchString(strings.TrimSuffix(key, ":")) {
 			return false
 		}
-		if strings.EqualFold(w, "bearer") && i+1 < len(words) || strings.HasPrefix(strings.ToLower(w), "bearer ") {
+		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(value)), "bearer ") || strings.EqualFold(w, "bearer") {
 			return false
 		}
-		if strings.HasPrefix(w, "--args") && secretKey.MatchString(w) {
-			return false
+		for _, m := range jsonKey.FindAllStringSubmatch(w, -1) {
+			if secretKey.MatchString(m[1]) {
+				return false
+			}
 		}
 	}
 	return true
 }
+
+// jsonKey finds the keys of JSON objects in a word.
+var jsonKey = regexp.MustCompile(`"([^"\\]*)"\s*:`)
