@@ -62,7 +62,7 @@ func TestShellKeepInHistory(t *testing.T) {
 		{"call login --args '{\"secret\":\"x\"}'", false},
 		{"call fetch header='Bearer abc'", false},
 		{"call auth_check user=ada", true}, // a tool's name is no secret
-		{"call tokenize text=hi", true}, // "tokenize" is a tool, not a key
+		{"call tokenize text=hi", true},    // "tokenize" is a tool, not a key
 	}
 	for _, tt := range tests {
 		if got := keepInHistory(tt.line); got != tt.keep {
