@@ -202,6 +202,11 @@ func shellRun(ctx context.Context, opts *ShellOptions) error {
 	sh.tty = f.IOStreams.IsStdinTTY() && f.IOStreams.IsStdoutTTY() && isFile
 	var ed *lineedit.Editor
 	if sh.tty {
+		// A session that ends while a line is being read leaves the
+		// reader in raw mode: the terminal is given back as it was.
+		if old, err := term.GetState(int(stdin.Fd())); err == nil {
+			defer term.Restore(int(stdin.Fd()), old)
+		}
 		ed = &lineedit.Editor{In: stdin, Out: f.IOStreams.Out, Prompt: "mcpctl> ", Width: f.IOStreams.TerminalWidth}
 		ios.Out = ed
 		if f.IOStreams.IsStderrTTY() {
