@@ -78,8 +78,8 @@ prompt and no echo; blank lines and # comments are skipped.
 A command that fails prints its error on one line and the shell goes on.
 The shell exits 0 when its input ends or on exit, whatever its commands
 did; 1 when the session itself fails (the server cannot be started or
-ends, the input cannot be read); 130 on Ctrl-C while reading piped input
-and 143 on SIGTERM.`,
+ends, the input cannot be read); 130 when interrupted: Ctrl-C while
+reading piped input, SIGTERM or SIGHUP.`,
 		Example: `  mcpctl shell --demo
   printf 'call add a=2 b=3\ncall echo message=hi\n' | mcpctl shell --demo
   mcpctl shell -o json -- npx -y @modelcontextprotocol/server-everything < commands.txt`,
@@ -357,11 +357,8 @@ func (sh *shell) signals(ctx context.Context, sigs <-chan os.Signal, endSession 
 				cancel()
 				continue
 			}
-			code := ExitInterrupted
-			if sig == syscall.SIGTERM {
-				code = ExitInterrupted + 13 // 143, as a shell reports SIGTERM
-			}
-			endSession(&ExitCodeError{Code: code})
+			// As every mcpctl command: interrupted, 130.
+			endSession(&ExitCodeError{Code: ExitInterrupted})
 			return
 		}
 	}
