@@ -464,7 +464,12 @@ func (sh *shell) listen(ctx context.Context) error {
 			continue
 		}
 		if _, _, _, err := l.fetch(ctx, sh.s); err != nil {
-			return fmt.Errorf("listing the %s of %s: %w", l.kind, sh.s.name, err)
+			if ctx.Err() != nil {
+				return err
+			}
+			// The commands may still work: the list's changes are not shown.
+			sh.f.Warner().Warn("shell list "+l.kind, fmt.Sprintf("mcpctl: warning: changes of the %s will not be shown: listing them: %v", l.kind, err))
+			continue
 		}
 		sh.w.lists[l.kind] = l
 		switch l.kind {
