@@ -65,6 +65,10 @@ type Factory struct {
 	// built holds what was built on first use, shared by copies of the
 	// Factory (see quiet).
 	built *built
+	// shared, when set, is the session Connect lends instead of
+	// connecting: the shell's copy of the Factory runs many commands in
+	// one session (see [Factory.sharing]).
+	shared *session
 }
 
 // built is what a Factory built for its command run.
@@ -314,13 +318,28 @@ type session struct {
 	conn transport.Connection
 	// hurry, when closed, makes Close stop waiting (see [Factory.Hurry]).
 	hurry <-chan struct{}
+	// lent says the session belongs to another (the shell): Close leaves
+	// it open.
+	lent bool
 }
 
 // Close ends the session and releases its files. When hurry is closed
 // before the server has exited (a second Ctrl-C), it kills the server at
 // once and returns without waiting for the rest of the shutdown.
 func (s *session) Close() error {
+	if s.lent {
+		return nil
+	}
 	return closeHurried(s.close, s.kill, s.hurry)
+}
+
+// sharing returns a copy of f whose Connect lends s, open, to every
+// command run with it, and whose commands use ios.
+func (f *Factory) sharing(s *session, ios *IOStreams) *Factory {
+	c := *f
+	c.shared = s
+	c.IOStreams = ios
+	return &c
 }
 
 func (s *session) close() error {
@@ -401,6 +420,11 @@ type describedTransport struct {
 // Connect starts or reaches the server described by o and performs the MCP
 // handshake. The caller must Close the session.
 func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, error) {
+	if f.shared != nil {
+		lent := *f.shared
+		lent.lent = true
+		return &lent, nil
+	}
 	if err := o.validate(); err != nil {
 		return nil, err
 	}

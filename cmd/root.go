@@ -170,6 +170,7 @@ func subcommands() []subcommand {
 		{"skills", func(f *Factory) *cobra.Command { return NewCmdSkills(f, nil) }},
 		{"tasks", func(f *Factory) *cobra.Command { return NewCmdTasks(f, nil) }},
 		{"watch", func(f *Factory) *cobra.Command { return NewCmdWatch(f, nil) }},
+		{"shell", func(f *Factory) *cobra.Command { return NewCmdShell(f, nil) }},
 		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
 		{"sign", NewCmdSign},
 		{"scaffold", NewCmdScaffold},
