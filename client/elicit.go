@@ -36,8 +36,12 @@ type Elicitation struct {
 	Ask func(ctx context.Context, req *ElicitRequest) (ElicitResult, error)
 	// OpenURL, when set, answers URL-mode requests with the action to
 	// send: it shows the URL, asks for consent and opens it, or declines.
-	// Without it, URL mode is not declared and such requests are refused.
+	// Without it such requests are refused (-32602).
 	OpenURL func(ctx context.Context, req *ElicitRequest) (action string, err error)
+	// DeclareURL declares URL mode (with OpenURL set): only where someone
+	// can consent and a browser can open, since an OpenURL that can only
+	// print the URL and decline is no answer worth declaring.
+	DeclareURL bool
 	// Warn, when set, receives one line for each form declined because
 	// the answers given cannot satisfy it.
 	Warn func(msg string)
@@ -94,10 +98,10 @@ type Option struct {
 }
 
 // Capability is what a client declares for elicitation: form mode, and URL
-// mode when OpenURL is set.
+// mode when DeclareURL and OpenURL are set.
 func (e *Elicitation) Capability() map[string]any {
 	c := map[string]any{"form": map[string]any{}}
-	if e.OpenURL != nil {
+	if e.DeclareURL && e.OpenURL != nil {
 		c["url"] = map[string]any{}
 	}
 	return c

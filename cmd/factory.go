@@ -427,13 +427,14 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 	if opts.OnNotification == nil {
 		opts.OnNotification = f.notificationPrinter()
 	}
-	if o.Elicit != "" {
-		el, err := elicitation(o.Elicit)
-		if err != nil {
-			return nil, err
-		}
-		opts.Capabilities = map[string]any{"elicitation": el.Capability()}
-		opts.Handlers = map[string]client.RequestHandler{"elicitation/create": el.Handler()}
+	// Roots, sampling and elicitation (features.go): declared only when
+	// answered.
+	feats, err := f.features(o)
+	if err != nil {
+		return nil, err
+	}
+	if len(feats.Capabilities) > 0 {
+		opts.Capabilities, opts.Handlers = feats.Capabilities, feats.Handlers
 	}
 	if len(o.Extensions) > 0 {
 		if opts.Capabilities == nil {
