@@ -44,10 +44,10 @@ type ServerOptions struct {
 	// Sample is how to answer sampling/createMessage (--sample: @FILE,
 	// exec:CMD or decline); "" declares sampling only at a terminal,
 	// where the user types the answer.
-	Sample string
-	Command      []string // the stdio server's argv, after "--"
-	Env          []string // -e KEY=VAL for the stdio server, parsed by parseEnvVar
-	Cwd          string
+	Sample  string
+	Command []string // the stdio server's argv, after "--"
+	Env     []string // -e KEY=VAL for the stdio server, parsed by parseEnvVar
+	Cwd     string
 	// InheritEnv gives the stdio server mcpctl's whole environment rather
 	// than the safe default set; Env is added in both cases.
 	InheritEnv bool
