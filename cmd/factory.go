@@ -314,6 +314,9 @@ type session struct {
 	conn transport.Connection
 	// hurry, when closed, makes Close stop waiting (see [Factory.Hurry]).
 	hurry <-chan struct{}
+	// roots are the roots --root gave, nil without: a session that changes
+	// them tells the server with NotifyRootsChanged.
+	roots *client.Roots
 }
 
 // Close ends the session and releases its files. When hurry is closed
@@ -436,6 +439,7 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 	if len(feats.Capabilities) > 0 {
 		opts.Capabilities, opts.Handlers = feats.Capabilities, feats.Handlers
 	}
+	s.roots = feats.Roots
 	if len(o.Extensions) > 0 {
 		if opts.Capabilities == nil {
 			opts.Capabilities = map[string]any{}

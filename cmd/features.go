@@ -30,6 +30,9 @@ import (
 type clientFeatures struct {
 	Capabilities map[string]any
 	Handlers     map[string]client.RequestHandler
+	// Roots are the roots answered (nil without --root): the shell changes
+	// them, then calls [client.Client.NotifyRootsChanged].
+	Roots *client.Roots
 }
 
 // features builds the client features o asks for. A --root that is not a
@@ -48,6 +51,7 @@ func (f *Factory) features(o *ServerOptions) (*clientFeatures, error) {
 			list = append(list, r)
 		}
 		roots := client.NewRoots(list)
+		cf.Roots = roots
 		cf.Capabilities["roots"] = roots.Capability()
 		cf.Handlers["roots/list"] = roots.Handler()
 	}
