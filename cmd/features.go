@@ -87,6 +87,11 @@ func (f *Factory) features(o *ServerOptions) (*clientFeatures, error) {
 		el.Warn = f.featureWarn
 		el.OpenURL = p.openURL
 		el.DeclareURL = p.interactive && !p.ci
+		if action := el.Action; action == "decline" || action == "cancel" {
+			// --elicit decline answers URL mode too, without asking.
+			el.OpenURL = func(context.Context, *client.ElicitRequest) (string, error) { return action, nil }
+			el.DeclareURL = false
+		}
 		cf.Capabilities["elicitation"] = el.Capability()
 		cf.Handlers["elicitation/create"] = el.Handler()
 	}

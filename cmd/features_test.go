@@ -70,6 +70,8 @@ func TestElicitSampleRootCapabilities(t *testing.T) {
 		{"nothing, piped", false, nil, ServerOptions{}, `{}`},
 		{"terminal", true, nil, ServerOptions{}, `{"elicitation":{"form":{},"url":{}},"sampling":{}}`},
 		{"terminal in CI", true, []string{"CI=true"}, ServerOptions{}, `{"elicitation":{"form":{}},"sampling":{}}`},
+		{"terminal, --elicit decline", true, nil, ServerOptions{Elicit: "decline"}, `{"elicitation":{"form":{}},"sampling":{}}`},
+		{"terminal, --elicit @answers", true, nil, ServerOptions{Elicit: "accept-defaults", Sample: "decline"}, `{"elicitation":{"form":{},"url":{}},"sampling":{}}`},
 		{"flags, piped", false, nil, ServerOptions{Roots: []string{dir}, Sample: "@" + canned, Elicit: "decline"},
 			`{"elicitation":{"form":{}},"roots":{"listChanged":true},"sampling":{}}`},
 		{"missing root", false, nil, ServerOptions{Roots: []string{filepath.Join(dir, "nope")}}, "--root: root"},
