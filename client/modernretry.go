@@ -358,7 +358,9 @@ type MissingCapabilityError struct {
 var capabilityHints = map[string]string{
 	"elicitation":      "give --elicit accept-defaults, decline, cancel or @answers.json to answer it",
 	"elicitation.form": "give --elicit accept-defaults, decline, cancel or @answers.json to answer it",
-	"elicitation.url":  "mcpctl answers elicitation in form mode only",
+	"elicitation.url":  "mcpctl declares URL-mode elicitation only at a terminal outside CI, where it can ask before opening a browser",
+	"roots":            "give --root DIR to answer it",
+	"sampling":         "give --sample @FILE, exec:CMD or decline (or run at a terminal) to answer it",
 }
 
 // Error reads like `tools/call: the server needs the client capability

@@ -364,8 +364,8 @@ func TestModernMissingCapability(t *testing.T) {
 	}{
 		{"declared on retry", `{"elicitation":{}}`, elicit, ""},
 		{"no answer source", `{"elicitation":{}}`, nil, `tools/call: the server needs the client capability "elicitation", which mcpctl declares only when it can answer it: give --elicit accept-defaults, decline, cancel or @answers.json to answer it (server error -32021`},
-		{"url mode", `{"elicitation":{"url":{}}}`, elicit, `the client capability "elicitation.url", which mcpctl declares only when it can answer it: mcpctl answers elicitation in form mode only`},
-		{"sampling", `{"sampling":{}}`, nil, `the client capability "sampling", which mcpctl declares only when it can answer it: no option of mcpctl provides sampling yet`},
+		{"url mode", `{"elicitation":{"url":{}}}`, elicit, `the client capability "elicitation.url", which mcpctl declares only when it can answer it: mcpctl declares URL-mode elicitation only at a terminal outside CI, where it can ask before opening a browser`},
+		{"sampling", `{"sampling":{}}`, nil, `the client capability "sampling", which mcpctl declares only when it can answer it: give --sample @FILE, exec:CMD or decline (or run at a terminal) to answer it`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, url := startModernHTTP(t, func(w http.ResponseWriter, r *http.Request, m rpcIn, n int) {

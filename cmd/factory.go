@@ -321,6 +321,9 @@ type session struct {
 	// lent says the session belongs to another (the shell): Close leaves
 	// it open.
 	lent bool
+	// roots are the roots --root gave, nil without: a session that changes
+	// them tells the server with NotifyRootsChanged.
+	roots *client.Roots
 }
 
 // Close ends the session and releases its files. When hurry is closed
@@ -455,14 +458,16 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 	if opts.OnNotification == nil {
 		opts.OnNotification = f.notificationPrinter()
 	}
-	if o.Elicit != "" {
-		el, err := elicitation(o.Elicit)
-		if err != nil {
-			return nil, err
-		}
-		opts.Capabilities = map[string]any{"elicitation": el.Capability()}
-		opts.Handlers = map[string]client.RequestHandler{"elicitation/create": el.Handler()}
+	// Roots, sampling and elicitation (features.go): declared only when
+	// answered.
+	feats, err := f.features(o)
+	if err != nil {
+		return nil, err
 	}
+	if len(feats.Capabilities) > 0 {
+		opts.Capabilities, opts.Handlers = feats.Capabilities, feats.Handlers
+	}
+	s.roots = feats.Roots
 	if len(o.Extensions) > 0 {
 		if opts.Capabilities == nil {
 			opts.Capabilities = map[string]any{}

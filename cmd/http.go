@@ -3,13 +3,11 @@ package cmd
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"strings"
 
-	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/transport"
 )
@@ -70,29 +68,4 @@ func (f *Factory) httpOptions(o *ServerOptions) (transport.HTTPOptions, error) {
 		opts.TLSConfig = cfg
 	}
 	return opts, nil
-}
-
-// elicitation parses --elicit: accept-defaults, decline, cancel or
-// @answers.json (a JSON object of field values, accepted with the schema's
-// defaults filling the fields it leaves out).
-func elicitation(spec string) (*client.Elicitation, error) {
-	switch spec {
-	case "accept-defaults":
-		return &client.Elicitation{Action: "accept"}, nil
-	case "decline", "cancel":
-		return &client.Elicitation{Action: spec}, nil
-	}
-	file, ok := strings.CutPrefix(spec, "@")
-	if !ok {
-		return nil, flagErrorf("invalid --elicit %q: expected accept-defaults, decline, cancel or @answers.json", spec)
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, flagErrorf("--elicit: %v", err)
-	}
-	var answers map[string]any
-	if err := json.Unmarshal(data, &answers); err != nil {
-		return nil, flagErrorf("--elicit %s: want a JSON object of field values: %v", file, err)
-	}
-	return &client.Elicitation{Action: "accept", Answers: answers}, nil
 }

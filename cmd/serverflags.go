@@ -35,10 +35,19 @@ type ServerOptions struct {
 	Bearer       string // env:VAR or file:PATH holding a bearer token
 	CACert       string
 	Insecure     bool
-	Elicit       string   // how to answer elicitation/create; "" declares no elicitation
-	Command      []string // the stdio server's argv, after "--"
-	Env          []string // -e KEY=VAL for the stdio server, parsed by parseEnvVar
-	Cwd          string
+	// Elicit is how to answer elicitation/create (--elicit); "" declares
+	// elicitation only at a terminal, where a form is shown.
+	Elicit string
+	// Roots are the directories answered to roots/list (--root); none
+	// declares no roots.
+	Roots []string
+	// Sample is how to answer sampling/createMessage (--sample: @FILE,
+	// exec:CMD or decline); "" declares sampling only at a terminal,
+	// where the user types the answer.
+	Sample  string
+	Command []string // the stdio server's argv, after "--"
+	Env     []string // -e KEY=VAL for the stdio server, parsed by parseEnvVar
+	Cwd     string
 	// InheritEnv gives the stdio server mcpctl's whole environment rather
 	// than the safe default set; Env is added in both cases.
 	InheritEnv bool
@@ -143,7 +152,14 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		fs.StringVar(&o.Bearer, "bearer", "", "Send Authorization: Bearer with the token in `env:VAR` or file:PATH")
 		fs.StringVar(&o.CACert, "cacert", "", "Trust the CA certificates in PEM `FILE` for https")
 		fs.BoolVar(&o.Insecure, "insecure", false, "Do not verify the server's TLS certificate (unsafe)")
-		fs.StringVar(&o.Elicit, "elicit", "", "Answer the server's elicitation requests: accept-defaults, decline, cancel or @answers.json (declares the elicitation capability)")
+		fs.StringVar(&o.Elicit, "elicit", "", "Answer the server's elicitation requests: accept-defaults, decline, cancel or @answers.json, checked against the form (declares elicitation; default: a form at a terminal)")
+		fs.StringArrayVar(&o.Roots, "root", nil, "Expose the directory `DIR` to the server as a root (repeatable; declares roots)")
+		fs.StringVar(&o.Sample, "sample", "", "Answer the server's sampling requests: @FILE (a CreateMessageResult, or NDJSON of them in order), exec:CMD (the request on its stdin, the result on its stdout) or decline (declares sampling; default: type the answer at a terminal)")
+		_ = cmd.RegisterFlagCompletionFunc("elicit", cobra.FixedCompletions([]cobra.Completion{"accept-defaults", "decline", "cancel"}, cobra.ShellCompDirectiveDefault))
+		_ = cmd.RegisterFlagCompletionFunc("sample", cobra.FixedCompletions([]cobra.Completion{"decline", "exec:"}, cobra.ShellCompDirectiveDefault))
+		_ = cmd.RegisterFlagCompletionFunc("root", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		})
 	}
 	addAuthFlags(cmd, o, use)
 	fs.StringArrayVarP(&o.Env, "env", "e", nil, envHelp)

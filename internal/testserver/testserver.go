@@ -86,7 +86,7 @@ const (
 
 // modeNames lists the modes in the order usage shows them.
 func modeNames() []string {
-	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch"}
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features"}
 }
 
 // modeFunc runs one mode until its client goes away and returns the exit
@@ -128,6 +128,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		return tasksMode, true
 	case "watch": // watchmode.go: changes on demand, for mcpctl watch
 		return watchMode, true
+	case "features": // featuresmode.go: tools that need roots, sampling, elicitation
+		return featuresMode, true
 	}
 	return nil, false
 }
