@@ -181,7 +181,6 @@ func elicitation(spec string) (*client.Elicitation, error) {
 	return &client.Elicitation{Action: "accept", Answers: answers}, nil
 }
 
-
 // prompter asks the person at the terminal: one question at a time, since
 // the server may ask several things at once.
 type prompter struct {
