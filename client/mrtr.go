@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -55,6 +56,15 @@ func (c *Client) inputRounds(ctx context.Context, method string, params, raw jso
 				return nil, &ProtocolError{Method: method, Msg: fmt.Sprintf("the server needs input to finish: %s (%q), which this command does not answer", req.Method, k), Result: raw}
 			}
 			res, err := h(ctx, req.Params)
+			var refusal *RPCError
+			if errors.As(err, &refusal) {
+				// An answer source that refuses (--sample decline): a
+				// legacy server would get this error as the answer, but
+				// an input round has no place for one, so the request
+				// ends here, and the refusal is mcpctl's, not the
+				// server's.
+				return nil, fmt.Errorf("%s: the server needs input to finish (%s, %q), and mcpctl declined it: %s", method, req.Method, k, refusal.Message)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: answering the server's %s (%q): %w", method, req.Method, k, err)
 			}
