@@ -165,6 +165,7 @@ func shellCommands() []shellCommand {
 		shellCommand{"subscribe", "subscribe URI...", (*shell).subscribe},
 		shellCommand{"unsubscribe", "unsubscribe URI...", (*shell).unsubscribe},
 		shellCommand{"wait", "wait DURATION", (*shell).wait},
+		shellCommand{"roots", "roots [add|remove DIR...]", (*shell).roots},
 		shellCommand{"help", "help [COMMAND]", (*shell).help},
 		shellCommand{"exit", "exit", nil},
 	)
@@ -619,6 +620,53 @@ func (sh *shell) wait(ctx context.Context, args []string) error {
 	case <-sh.s.Done():
 		return nil // the loop reports the end
 	}
+}
+
+// roots lists the roots the session offers the server, or changes them
+// and tells the server (notifications/roots/list_changed in the legacy
+// era; a modern server asks again when it needs them). The shell must have
+// been started with --root, which declares the capability.
+func (sh *shell) roots(ctx context.Context, args []string) error {
+	r := sh.s.roots
+	if r == nil {
+		return flagErrorf("this session offers no roots: start the shell with --root DIR (repeatable) to declare them")
+	}
+	if len(args) == 0 {
+		for _, root := range r.List() {
+			fmt.Fprintf(sh.f.IOStreams.Out, "%s\t%s\n", root.URI, root.Name)
+		}
+		return nil
+	}
+	verb, dirs := args[0], args[1:]
+	if (verb != "add" && verb != "remove") || len(dirs) == 0 {
+		return flagErrorf("usage: roots, roots add DIR..., or roots remove DIR...")
+	}
+	list := r.List()
+	for _, dir := range dirs {
+		root, err := client.RootFromDir(dir)
+		if err != nil {
+			if verb == "add" {
+				return flagErrorf("roots add: %v", err)
+			}
+			// A directory removed from disk can still be removed here.
+			abs, _ := filepath.Abs(dir)
+			root = client.Root{URI: client.FileURI(abs)}
+		}
+		i := slices.IndexFunc(list, func(x client.Root) bool { return x.URI == root.URI })
+		switch {
+		case verb == "add" && i < 0:
+			list = append(list, root)
+		case verb == "remove" && i >= 0:
+			list = slices.Delete(list, i, i+1)
+		case verb == "remove":
+			return flagErrorf("roots remove: %s is not one of the roots", root.URI)
+		}
+	}
+	r.Set(list)
+	if err := sh.s.NotifyRootsChanged(ctx); err != nil {
+		return fmt.Errorf("telling %s the roots changed: %w", sh.s.name, err)
+	}
+	return nil
 }
 
 // help lists the commands, or shows one's help.
