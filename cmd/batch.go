@@ -149,7 +149,7 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 	return b.verdict()
 }
 
-// openBatch opens the input of --batch. total is its number of lines
+// openBatch opens the input of --batch. total is its number of calls
 // when that is cheap to know in advance (a regular file, and a terminal to
 // show progress on), or 0.
 func openBatch(f *Factory, name string) (in io.Reader, total int, closeIn func(), err error) {
@@ -172,21 +172,30 @@ func openBatch(f *Factory, name string) (in io.Reader, total int, closeIn func()
 	return file, total, func() { file.Close() }, nil
 }
 
-// countLines counts the lines of r, a last one without a newline included.
+// countLines counts the lines of r that are not blank, as the batch
+// makes one call for each.
 func countLines(r io.Reader) int {
 	buf := make([]byte, 64*1024)
-	n, last := 0, byte('\n')
+	n, filled := 0, false // filled: the current line has a non-space byte
 	for {
 		k, err := r.Read(buf)
-		if k > 0 {
-			n += bytes.Count(buf[:k], []byte{'\n'})
-			last = buf[k-1]
+		for _, c := range buf[:k] {
+			switch c {
+			case '\n':
+				if filled {
+					n++
+				}
+				filled = false
+			case ' ', '\t', '\r':
+			default:
+				filled = true
+			}
 		}
 		if err != nil {
 			break
 		}
 	}
-	if last != '\n' {
+	if filled {
 		n++
 	}
 	return n

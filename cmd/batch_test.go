@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -220,5 +222,41 @@ func TestBatchParallelOrder(t *testing.T) {
 				t.Errorf("output (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestBatchProgress checks the "N/M done" line on a terminal (M the file's
+// count of lines that are not blank, known in advance) and its absence when stderr is piped.
+func TestBatchProgress(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "calls.ndjson")
+	if err := os.WriteFile(input, []byte(`{"tool":"echo","arguments":{"message":"a"}}`+"\n\n"+`{"tool":"echo","arguments":{"message":"b"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tty := range []bool{true, false} {
+		ios, _, out, errOut := Test()
+		ios.SetStderrTTY(tty)
+		f := NewFactory(ios)
+		f.Environ = func() []string { return []string{"XDG_STATE_HOME=" + dir, "HOME=" + dir} }
+		if code := runWith(context.Background(), f, []string{"call", "--demo", "--batch", input}); code != 0 {
+			t.Fatalf("tty=%v: exit %d; stderr:\n%s", tty, code, errOut)
+		}
+		if n := strings.Count(out.String(), "\n"); n != 2 {
+			t.Errorf("tty=%v: %d result lines, want 2:\n%s", tty, n, out)
+		}
+		switch {
+		case tty && (!strings.Contains(errOut.String(), "\r1/2 done\x1b[K") || !strings.HasSuffix(errOut.String(), "\r\x1b[K")):
+			t.Errorf("stderr on a terminal = %q, want the progress line, then cleared", errOut)
+		case !tty && errOut.Len() > 0:
+			t.Errorf("stderr piped = %q, want nothing", errOut)
+		}
+	}
+}
+
+func TestBatchCountLines(t *testing.T) {
+	for input, want := range map[string]int{"": 0, "a": 1, "a\n": 1, "a\n\n  \r\nb": 2, "\n\n": 0, "a\r\nb\r\n": 2} {
+		if got := countLines(strings.NewReader(input)); got != want {
+			t.Errorf("countLines(%q) = %d, want %d", input, got, want)
+		}
 	}
 }
