@@ -12,6 +12,10 @@
 # first run, as a user's second command finds it; the warm-up runs fill
 # the cache).
 #
+# bench/echofloor, the C client's work in plain Go (one goroutine, no
+# decoding, no checks), runs too: its distance to the C client is what any Go
+# client pays; mcpctl's distance to it is mcpctl's own.
+#
 # The programs run in turn, the order rotating each round (internal/
 # startupfloor/paired), so a change in the machine's load hits all alike.
 # Read "median of paired wall ratios": the goal is at most 1.20.
@@ -30,6 +34,7 @@ trap 'rm -rf "$dir"' EXIT
 
 go build -trimpath -o "$dir/mcpctl" .
 go build -trimpath -o "$dir/echoserver" ./bench/echoserver
+go build -trimpath -o "$dir/echofloor" ./bench/echofloor
 go build -o "$dir/paired" ./internal/startupfloor/paired
 cc -O2 -o "$dir/echoclient" bench/echoclient.c
 for i in $(seq "$calls"); do
@@ -39,8 +44,9 @@ done >"$dir/calls.ndjson"
 export XDG_STATE_HOME="$dir/state"
 "$dir/mcpctl" call --batch "$dir/calls.ndjson" --server-stderr quiet -- "$dir/echoserver" | tail -n 1
 
-echo "$calls sequential echo calls, $rounds rounds; A = mcpctl --era legacy, B = C client, C = mcpctl (--era auto)"
+echo "$calls sequential echo calls, $rounds rounds; A = mcpctl --era legacy, B = C client, C = Go floor, D = mcpctl (--era auto)"
 "$dir/paired" -n "$rounds" -warmup 2 \
 	"$dir/mcpctl call --era legacy --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver" \
 	"$dir/echoclient $calls $dir/echoserver" \
+	"$dir/echofloor $calls $dir/echoserver" \
 	"$dir/mcpctl call --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver"
