@@ -113,9 +113,10 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 		return fmt.Errorf("listing the tools of %s for the batch: %w", s.name, err)
 	}
 
-	max := opts.Server.MaxMessageSize
-	if max <= 0 {
-		max = transport.DefaultMaxMessageSize
+	// A line is one request: the limit of one message applies to it.
+	limit := opts.Server.MaxMessageSize
+	if limit <= 0 {
+		limit = transport.DefaultMaxMessageSize
 	}
 	b := &batch{
 		f: f, opts: opts, s: s,
@@ -131,7 +132,7 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 	lines := make(chan batchLine, batchReadAhead)
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
-	go readBatch(readCtx, newLineReader(in, max), lines, &b.progress.read)
+	go readBatch(readCtx, newLineReader(in, limit), lines, &b.progress.read)
 
 	if opts.Parallel > 1 {
 		err = b.runParallel(ctx, lines)
