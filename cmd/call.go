@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,10 @@ type CallOptions struct {
 	// taskSupport is "required" runs as one without it.
 	Task     bool
 	LogLevel string // --log-level: server logs at this level and above
+	// Batch is --batch: a file of NDJSON calls, or "-" for stdin (see
+	// batchRun); Parallel is how many of them run at once.
+	Batch    string
+	Parallel int
 }
 
 // NewCmdCall builds `mcpctl call`. runF replaces the run function in tests.
@@ -67,16 +72,35 @@ the tasks extension decides by itself which calls become tasks. For a task,
 --timeout bounds each request and the task as a whole: when it passes (or
 on Ctrl-C) mcpctl sends tasks/cancel.
 
-A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
+A tool that returns isError: true exits 4; a JSON-RPC error exits 3.
+
+--batch FILE (or - for stdin) makes many calls in one session: each line
+is {"tool": NAME, "arguments": {...}}, checked against the tool's
+inputSchema as above, and each prints one JSON line in input order:
+{"line": N, "tool": NAME, "result": {...}}, or {"line": N, "tool": NAME,
+"error": "...", "exit": CODE} — a bad line is an error for that line only.
+--parallel N runs N calls at once, the output still in input order. The
+batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
+7, 2, 3, 5, 4 (README: Batches).`,
 		Example: `  mcpctl call --demo add a=2 b=3
   mcpctl call --demo echo message='hello world'
   mcpctl call --demo weather city=Paris days=3 -o json
   mcpctl call --demo image --save-dir ./out
   mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything
+  printf '{"tool":"add","arguments":{"a":1,"b":2}}\n' | mcpctl call --demo --batch -
   mcpctl call simulate-research-query topic=tides --timeout 2m -- npx -y @modelcontextprotocol/server-everything
   mcpctl call --sign-key env:MCP_SIGNING_KEY --verify-key env:MCP_SIGNING_KEY --canonical python get_weather city=Lyon -- python3 server.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
+			if cmd.Flags().Changed("batch") || cmd.Flags().Changed("parallel") {
+				if err := opts.validateBatch(args); err != nil {
+					return err
+				}
+				if runF != nil {
+					return runF(opts)
+				}
+				return batchRun(cmd.Context(), opts)
+			}
 			if len(args) == 0 {
 				return flagErrorf("call needs the name of a tool, e.g. mcpctl call --demo echo message=hi")
 			}
@@ -103,6 +127,7 @@ A tool that returns isError: true exits 4; a JSON-RPC error exits 3.`,
 	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs (default: a new temporary folder)")
 	cmd.Flags().BoolVar(&opts.Task, "task", false, `Run the call as a task (for a tool whose taskSupport is "optional"; "required" ones always are)`)
 	addLogLevelFlag(cmd, &opts.LogLevel)
+	addBatchFlags(cmd, opts)
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
 	return cmd
 }
@@ -190,38 +215,60 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 // anything is sent. A schema that does not compile is the server's defect,
 // reported as a warning: the call goes ahead unchecked.
 func validateArguments(f *Factory, tool *client.Tool, args map[string]any) error {
+	return argumentsCheck(f, tool)(args)
+}
+
+// argumentsCheck compiles the tool's inputSchema once and returns the
+// check [validateArguments] makes, for callers that check many calls of
+// one tool (a batch): compiling costs far more than validating.
+func argumentsCheck(f *Factory, tool *client.Tool) func(args map[string]any) error {
 	if len(tool.InputSchema) == 0 {
-		return nil
+		return func(map[string]any) error { return nil }
 	}
 	sch, err := schema.Compile(tool.InputSchema)
 	if err != nil {
 		f.printer().Warning(fmt.Sprintf("not checking the arguments: the inputSchema of tool %q does not compile: %v", tool.Name, err))
-		return nil
+		return func(map[string]any) error { return nil }
 	}
-	return violationsError(fmt.Sprintf("arguments for tool %q break its inputSchema (nothing was sent; --no-validate sends anyway)", tool.Name), sch.Validate(args))
+	headline := fmt.Sprintf("arguments for tool %q break its inputSchema (nothing was sent; --no-validate sends anyway)", tool.Name)
+	return func(args map[string]any) error {
+		return violationsError(headline, sch.Validate(args))
+	}
 }
 
 // validateResult checks structuredContent against the tool's outputSchema
 // (server/tools.mdx: clients SHOULD validate). The result has been printed
 // already; violations go to stderr and set exit code 5.
 func validateResult(f *Factory, tool *client.Tool, res *client.CallToolResult) error {
+	return resultCheck(f, tool)(res)
+}
+
+// resultCheck compiles the tool's outputSchema once and returns the check
+// [validateResult] makes, for callers that check many results of one tool.
+func resultCheck(f *Factory, tool *client.Tool) func(res *client.CallToolResult) error {
 	if len(tool.OutputSchema) == 0 {
-		return nil
+		return func(*client.CallToolResult) error { return nil }
 	}
-	if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
-		return violationsError(fmt.Sprintf("the result of tool %q breaks its outputSchema", tool.Name),
-			[]schema.Violation{{Msg: "structuredContent is missing, but the tool declares an outputSchema"}})
+	headline := fmt.Sprintf("the result of tool %q breaks its outputSchema", tool.Name)
+	sch, compileErr := schema.Compile(tool.OutputSchema)
+	var warn sync.Once // a batch checks results of one tool at once
+	return func(res *client.CallToolResult) error {
+		if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
+			return violationsError(headline,
+				[]schema.Violation{{Msg: "structuredContent is missing, but the tool declares an outputSchema"}})
+		}
+		if compileErr != nil {
+			warn.Do(func() {
+				f.printer().Warning(fmt.Sprintf("not checking structuredContent: the outputSchema of tool %q does not compile: %v", tool.Name, compileErr))
+			})
+			return nil
+		}
+		violations, err := sch.ValidateJSON(res.StructuredContent)
+		if err != nil {
+			return fmt.Errorf("checking the structuredContent of tool %q: %w", tool.Name, err)
+		}
+		return violationsError(headline, violations)
 	}
-	sch, err := schema.Compile(tool.OutputSchema)
-	if err != nil {
-		f.printer().Warning(fmt.Sprintf("not checking structuredContent: the outputSchema of tool %q does not compile: %v", tool.Name, err))
-		return nil
-	}
-	violations, err := sch.ValidateJSON(res.StructuredContent)
-	if err != nil {
-		return fmt.Errorf("checking the structuredContent of tool %q: %w", tool.Name, err)
-	}
-	return violationsError(fmt.Sprintf("the result of tool %q breaks its outputSchema", tool.Name), violations)
 }
 
 // violationsError turns schema violations into one exit-5 error listing

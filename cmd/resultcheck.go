@@ -56,7 +56,7 @@ func (r *resultChecks) prepare(version string) {
 // check queues one result for checking. It runs on the client's read loop,
 // so it only queues; a result too large to check is not kept.
 func (r *resultChecks) check(method, version string, result json.RawMessage) {
-	if schema.ResultDefinition(version, method) == "" {
+	if r.checker.ResultDefinition(version, method) == "" {
 		return
 	}
 	if int64(len(result)) > schema.MaxCheckSize {

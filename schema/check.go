@@ -109,6 +109,21 @@ func ResultDefinition(version, method string) string {
 	return def
 }
 
+// ResultDefinition is [ResultDefinition] with the official schema split
+// once, by the checker: the function splits it at every call, which costs
+// more than checking a small result (a batch asks for every result).
+func (c *Checker) ResultDefinition(version, method string) string {
+	def := resultDefinition(method)
+	if def == "" || !slices.Contains(officialVersions, version) {
+		return ""
+	}
+	defs, err := c.split(version)
+	if err != nil || defs.raw[def] == nil {
+		return ""
+	}
+	return def
+}
+
 // Checker validates what a server sends against the official schema of a
 // protocol revision (see [OfficialSchema]). It compiles a definition the
 // first time it is needed and keeps it, so a command that checks one kind of

@@ -1,0 +1,69 @@
+// Command echofloor is the Go floor of the batch benchmark: the C client's
+// work (bench/echoclient.c) written in plain Go — start the server,
+// initialize, notifications/initialized, N tools/call of echo each waiting
+// for its answer on the same goroutine, close stdin, wait — with no
+// goroutine hand-off, no JSON decoding and no checks. The distance from it
+// to the C client is what any Go client pays (the runtime, os/exec, the
+// network poller on pipes); the distance from mcpctl to it is mcpctl's.
+//
+// Usage: echofloor N SERVER [ARGS...]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+)
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: echofloor N SERVER [ARGS...]")
+		os.Exit(2)
+	}
+	n, err := strconv.Atoi(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "echofloor:", err)
+		os.Exit(2)
+	}
+	cmd := exec.Command(os.Args[2], os.Args[3:]...)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	check(err)
+	stdout, err := cmd.StdoutPipe()
+	check(err)
+	check(cmd.Start())
+	r := bufio.NewReader(stdout)
+	roundTrip := func(req []byte, id int) {
+		_, err := stdin.Write(req)
+		check(err)
+		want := []byte(`"id":` + strconv.Itoa(id) + `,`)
+		want2 := []byte(`"id":` + strconv.Itoa(id) + `}`)
+		for {
+			line, err := r.ReadSlice('\n')
+			check(err)
+			if bytes.Contains(line, want) || bytes.Contains(line, want2) {
+				return
+			}
+		}
+	}
+	roundTrip([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"echofloor","version":"1"}}}`+"\n"), 0)
+	_, err = stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	check(err)
+	var req []byte
+	for id := 1; id <= n; id++ {
+		req = fmt.Appendf(req[:0], `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello %d"}}}`+"\n", id, id)
+		roundTrip(req, id)
+	}
+	check(stdin.Close())
+	check(cmd.Wait())
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "echofloor:", err)
+		os.Exit(1)
+	}
+}
