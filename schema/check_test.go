@@ -250,7 +250,7 @@ func TestCheckResultModern(t *testing.T) {
 			t.Errorf("%s: %v, %v; want no violations", method, vs, err)
 		}
 	}
-	vs, err := c.CheckResult(v, "tools/call", []byte(`{"content": []}`))
+	vs, err := c.CheckResult(v, "tools/call", []byte(`{"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestCheckerConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			v := schema.OfficialVersions()[i%4]
-			if _, err := c.CheckResult(v, "tools/call", []byte(`{"content": []}`)); err != nil {
+			if _, err := c.CheckResult(v, "tools/call", []byte(`{"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}`)); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -285,7 +285,7 @@ func TestCheckerCompilesLazily(t *testing.T) {
 		t.Fatalf("a new Checker has compiled %v", got)
 	}
 	for range 3 {
-		if _, err := c.CheckResult("2025-06-18", "tools/call", []byte(`{"content": []}`)); err != nil {
+		if _, err := c.CheckResult("2025-06-18", "tools/call", []byte(`{"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}`)); err != nil {
 			t.Fatal(err)
 		}
 	}
