@@ -9,8 +9,8 @@ import (
 // commonest shape, one that is valid against the official definition of
 // version without running the validator: text content only, each block
 // exactly {"type": "text", "text": …}, with at most isError,
-// structuredContent (an object), _meta (an object; not for 2026-07-28,
-// whose _meta has a definition of its own) and resultType (a string;
+// structuredContent (an object), _meta (an object; from 2026-07-28 on, one
+// whose serverInfo, if any, is just a name and a version) and resultType (a string;
 // required from 2026-07-28 on) beside it. Anything else, valid or not,
 // gets false and goes through the validator, so the answer never
 // differs from it (TestPlainToolResultAgrees checks that). Batches of
@@ -37,7 +37,7 @@ func plainToolResult(version string, result []byte) bool {
 				return false
 			}
 		case "_meta":
-			if modern || !isObject(v) {
+			if !isObject(v) || modern && !plainResultMeta(v) {
 				return false
 			}
 		case "resultType":
@@ -64,6 +64,25 @@ func plainToolResult(version string, result []byte) bool {
 		}
 	}
 	return true
+}
+
+// plainResultMeta reports whether a 2026-07-28 result's _meta (an object)
+// is valid as a ResultMetaObject for certain: its serverInfo, the one key
+// the definition constrains, absent or exactly {"name": …, "version": …}.
+func plainResultMeta(raw json.RawMessage) bool {
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(raw, &meta) != nil {
+		return false
+	}
+	info, ok := meta["io.modelcontextprotocol/serverInfo"]
+	if !ok {
+		return true
+	}
+	var impl map[string]json.RawMessage
+	if json.Unmarshal(info, &impl) != nil || len(impl) != 2 {
+		return false
+	}
+	return isString(impl["name"]) && isString(impl["version"])
 }
 
 // isString reports whether raw is a JSON string (raw is valid JSON; null

@@ -19,9 +19,11 @@ func TestPlainToolResultAgrees(t *testing.T) {
 			`[{"type":"text","text":"a","_meta":{}}]`, `[{"type":"Text","text":"a"}]`},
 		"isError":           {``, `true`, `false`, `"true"`, `null`, `1`},
 		"structuredContent": {``, `{}`, `{"sum":3}`, `[]`, `null`, `"s"`, `3`},
-		"_meta":             {``, `{}`, `{"io.modelcontextprotocol/serverInfo":{"name":"n","version":"1"}}`, `[]`, `null`},
-		"resultType":        {``, `"complete"`, `"input_required"`, `3`, `null`},
-		"extra":             {``, `1`},
+		"_meta": {``, `{}`, `{"io.modelcontextprotocol/serverInfo":{"name":"n","version":"1"}}`, `[]`, `null`,
+			`{"io.modelcontextprotocol/serverInfo":{"name":"n"}}`, `{"io.modelcontextprotocol/serverInfo":{"name":"n","version":1}}`,
+			`{"io.modelcontextprotocol/serverInfo":{"name":"n","version":"1","title":2}}`, `{"io.modelcontextprotocol/serverInfo":null}`, `{"other":5}`},
+		"resultType": {``, `"complete"`, `"input_required"`, `3`, `null`},
+		"extra":      {``, `1`},
 	}
 	var c Checker
 	fast := 0
@@ -61,5 +63,9 @@ func TestPlainToolResultAgrees(t *testing.T) {
 		if !plainToolResult("2025-11-25", []byte(doc)) {
 			t.Errorf("%s does not take the fast path", doc)
 		}
+	}
+	modern := `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"echo","version":"1.0.0"}},"content":[{"type":"text","text":"hi"}],"resultType":"complete"}`
+	if !plainToolResult("2026-07-28", []byte(modern)) {
+		t.Errorf("%s does not take the fast path", modern)
 	}
 }
