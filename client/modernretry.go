@@ -287,22 +287,39 @@ func (c *Client) withRequestMeta(ctx context.Context, params json.RawMessage) (j
 	if err != nil || len(extra) == 0 {
 		return params, err
 	}
-	var fields, meta, caps map[string]json.RawMessage
+	return editCapabilities(params, func(caps map[string]json.RawMessage) error {
+		for k, v := range extra {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			caps[k] = b
+		}
+		return nil
+	})
+}
+
+// editCapabilities lets edit change the clientCapabilities in the _meta of
+// a modern request's params (built by withMeta), keeping every other
+// member's bytes.
+func editCapabilities(params json.RawMessage, edit func(caps map[string]json.RawMessage) error) (json.RawMessage, error) {
+	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(params, &fields); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("params are not a JSON object: %w", err)
 	}
-	if err := json.Unmarshal(fields["_meta"], &meta); err != nil {
-		return nil, err
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(fields["_meta"], &meta); err != nil || meta == nil {
+		return nil, fmt.Errorf("params._meta is not a JSON object")
 	}
+	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(meta[metaClientCapabilities], &caps)
 	if caps == nil {
 		caps = map[string]json.RawMessage{}
 	}
-	for k, v := range extra {
-		if caps[k], err = json.Marshal(v); err != nil {
-			return nil, err
-		}
+	if err := edit(caps); err != nil {
+		return nil, err
 	}
+	var err error
 	if meta[metaClientCapabilities], err = marshalObject(caps); err != nil {
 		return nil, err
 	}

@@ -715,37 +715,15 @@ func (c *Client) taskCreated(ctx context.Context, method string, raw json.RawMes
 // _meta of a modern request's params (built by withMeta), keeping every
 // other member's bytes.
 func declareTasks(params json.RawMessage) (json.RawMessage, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(params, &fields); err != nil {
-		return nil, fmt.Errorf("params are not a JSON object: %w", err)
-	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(fields["_meta"], &meta); err != nil || meta == nil {
-		return nil, fmt.Errorf("params._meta is not a JSON object")
-	}
-	var caps map[string]json.RawMessage
-	_ = json.Unmarshal(meta[metaClientCapabilities], &caps)
-	if caps == nil {
-		caps = map[string]json.RawMessage{}
-	}
-	var ext map[string]json.RawMessage
-	_ = json.Unmarshal(caps["extensions"], &ext)
-	if ext == nil {
-		ext = map[string]json.RawMessage{}
-	}
-	if _, ok := ext[TasksExtension]; ok {
-		return params, nil
-	}
-	ext[TasksExtension] = json.RawMessage("{}")
-	var err error
-	if caps["extensions"], err = marshalObject(ext); err != nil {
-		return nil, err
-	}
-	if meta[metaClientCapabilities], err = marshalObject(caps); err != nil {
-		return nil, err
-	}
-	if fields["_meta"], err = marshalObject(meta); err != nil {
-		return nil, err
-	}
-	return marshalObject(fields)
+	return editCapabilities(params, func(caps map[string]json.RawMessage) error {
+		var ext map[string]json.RawMessage
+		_ = json.Unmarshal(caps["extensions"], &ext)
+		if ext == nil {
+			ext = map[string]json.RawMessage{}
+		}
+		ext[TasksExtension] = json.RawMessage("{}")
+		var err error
+		caps["extensions"], err = marshalObject(ext)
+		return err
+	})
 }

@@ -473,14 +473,7 @@ func (sh *shell) listen(ctx context.Context) error {
 			continue
 		}
 		sh.w.lists[l.kind] = l
-		switch l.kind {
-		case "tools":
-			want.ToolsListChanged = true
-		case "resources":
-			want.ResourcesListChanged = true
-		case "prompts":
-			want.PromptsListChanged = true
-		}
+		wantListChanges(&want, l.kind)
 	}
 	if len(sh.w.lists) == 0 {
 		return nil

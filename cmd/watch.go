@@ -321,14 +321,7 @@ func watchRun(ctx context.Context, opts *WatchOptions) error {
 		}
 		w.lists[l.kind] = l
 		lists = append(lists, l.kind)
-		switch l.kind {
-		case "tools":
-			want.ToolsListChanged = true
-		case "resources":
-			want.ResourcesListChanged = true
-		case "prompts":
-			want.PromptsListChanged = true
-		}
+		wantListChanges(&want, l.kind)
 	}
 	want.ResourceSubscriptions = opts.Subscribe
 	sub, err := s.Subscribe(ctx, want)
@@ -554,4 +547,17 @@ func (w *watcher) ended(ctx context.Context, q *watchQueue, why error) error {
 	}
 	fmt.Fprintln(w.opts.Factory.IOStreams.ErrOut, "mcpctl: "+w.p.UntrustedErr(reason))
 	return nil
+}
+
+// wantListChanges adds the list changes of kind (tools, resources or
+// prompts) to what a subscription asks for.
+func wantListChanges(want *client.SubscriptionFilter, kind string) {
+	switch kind {
+	case "tools":
+		want.ToolsListChanged = true
+	case "resources":
+		want.ResourcesListChanged = true
+	case "prompts":
+		want.PromptsListChanged = true
+	}
 }
