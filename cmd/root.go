@@ -172,6 +172,8 @@ func subcommands() []subcommand {
 		{"watch", func(f *Factory) *cobra.Command { return NewCmdWatch(f, nil) }},
 		{"shell", func(f *Factory) *cobra.Command { return NewCmdShell(f, nil) }},
 		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
+		{"snapshot", func(f *Factory) *cobra.Command { return NewCmdSnapshot(f, nil) }},
+		{"diff", func(f *Factory) *cobra.Command { return NewCmdDiff(f, nil) }},
 		{"sign", NewCmdSign},
 		{"scaffold", NewCmdScaffold},
 		{"version", NewCmdVersion},
