@@ -134,7 +134,7 @@ func diffRun(ctx context.Context, opts *DiffOptions) error {
 	failOn, _ := surface.ParseFailOn(opts.FailOn)
 	if failOn.Fails(changes) {
 		n := surface.Count(changes)
-		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("diff: %d breaking, %d compatible, %d description, %d other changes (--fail-on %s)",
+		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("changes found: %d breaking, %d compatible, %d description, %d other (--fail-on %s)",
 			n[surface.Breaking], n[surface.Compatible], n[surface.Description], n[surface.Other], failOn)}
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 var classHeadings = map[Class]string{
 	Breaking:    "Breaking changes",
 	Compatible:  "Compatible changes",
-	Description: "Descriptions, titles and annotations (review them: the model reads these words)",
+	Description: "Descriptions, titles and annotations",
 	Other:       "Other changes",
 }
 
