@@ -330,6 +330,7 @@ func TestWriteText(t *testing.T) {
 	changes := []Change{
 		{Class: Breaking, Kind: "tool", Item: "echo", Path: "inputSchema.channel", What: `new required argument "channel"`},
 		{Class: Description, Kind: "tool", Item: "add", Path: "description", What: "description changed", Old: "Adds.", New: "Adds. \x1b[8m"},
+		{Class: Compatible, Kind: "tool", Item: "bad\x1b]0;x\x07", What: "new tool"},
 		{Class: Other, Kind: "server", Path: "version", What: "version changed", Old: "1", New: "2"},
 	}
 	var b strings.Builder
@@ -338,6 +339,9 @@ func TestWriteText(t *testing.T) {
 	}
 	want := `Breaking changes (1):
   tool echo (inputSchema.channel): new required argument "channel"
+
+Compatible changes (1):
+  "tool bad\x1b]0;x\a": new tool
 
 Descriptions, titles and annotations (1):
   tool add (description): description changed

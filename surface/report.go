@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // classHeadings are the report's headings, one per class.
@@ -43,7 +44,7 @@ func WriteText(w io.Writer, changes []Change) error {
 			if c.Path != "" && c.Kind != "server" {
 				where += " (" + c.Path + ")"
 			}
-			fmt.Fprintf(&b, "  %s: %s\n", where, c.What)
+			fmt.Fprintf(&b, "  %s: %s\n", printable(where), printable(c.What))
 			if c.Old != "" || c.New != "" {
 				fmt.Fprintf(&b, "      was: %s\n      now: %s\n", quoteWords(c.Old), quoteWords(c.New))
 			}
@@ -63,6 +64,15 @@ func quoteWords(s string) string {
 		return "(none)"
 	}
 	return strconv.Quote(s)
+}
+
+// printable returns s, quoted when it holds a character a terminal would
+// act on rather than show: names and paths come from the server.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // FailOn says which changes make a diff fail: breaking (the default), any
