@@ -61,7 +61,7 @@ type rpcMessage struct {
 // ReadRecording reads a recording (or a --trace file) written by
 // [NewRecorder]. Each request mcpctl sent is paired with the response
 // whose id matches; each notification the server sent is attached to the
-// last request sent before it. Requests from the server (sampling,
+// last request sent before it on the same connection. Requests from the server (sampling,
 // elicitation, roots) and their answers are not replayed.
 func ReadRecording(r io.Reader, name string) (*Recording, error) {
 	rec := &Recording{Name: name, byKey: map[string][]*Exchange{}, byMethod: map[string][]*Exchange{}}
@@ -76,6 +76,12 @@ func ReadRecording(r io.Reader, name string) (*Recording, error) {
 			var e TraceEntry
 			if jerr := json.Unmarshal(text, &e); jerr != nil {
 				return nil, fmt.Errorf("reading the recording %s: line %d is not a trace entry: %w", name, line, jerr)
+			}
+			if e.Direction == DirectionEvent && e.Event == "connect" {
+				// A new connection (a stdio server restarted after the
+				// era probe) numbers its requests afresh.
+				clear(pending)
+				last = nil
 			}
 			var m rpcMessage
 			if len(e.Message) > 0 && e.Message[0] == '{' && json.Unmarshal(e.Message, &m) == nil {

@@ -257,3 +257,22 @@ func TestMockHTTP(t *testing.T) {
 		t.Errorf("GET: status %d", get.StatusCode)
 	}
 }
+
+// TestReadRecordingReconnect: a second connection numbers its requests
+// afresh; an unanswered request of the first is not paired with the
+// second's response.
+func TestReadRecordingReconnect(t *testing.T) {
+	text := `{"time":"t","direction":"event","event":"connect"}
+{"time":"t","direction":"send","message":{"jsonrpc":"2.0","id":1,"method":"server/discover"}}
+{"time":"t","direction":"event","event":"connect"}
+{"time":"t","direction":"send","message":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}}
+{"time":"t","direction":"recv","message":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}}
+`
+	rec, err := ReadRecording(strings.NewReader(text), "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Exchanges) != 1 || rec.Exchanges[0].Method != "initialize" {
+		t.Fatalf("exchanges: %+v", rec.Exchanges)
+	}
+}
