@@ -170,6 +170,7 @@ func (f *Factory) completionSession(cmd *cobra.Command, args []string) (s *sessi
 	}
 	o.Timeout = min(o.Timeout, completionTimeout-completionShutdown)
 	o.Trace, o.ServerStderr, o.Verbose, o.Elicit = "", "quiet", false, ""
+	o.Record = "" // a completion must not overwrite the recording
 	o.Grace = completionGrace
 	parent := cmd.Context()
 	if parent == nil {

@@ -632,6 +632,16 @@ func (f *Factory) transport(o *ServerOptions, s *session) (transport.Transport, 
 		}
 	}
 	t = keepConn(t, s)
+	if o.Record != "" {
+		// Inside the trace, so that a trace still shows what crossed the
+		// wire; the recording holds messages only, never HTTP headers.
+		file, err := os.Create(o.Record)
+		if err != nil {
+			return nil, fmt.Errorf("opening --record file: %w", err)
+		}
+		s.closers = append(s.closers, file.Close)
+		t = transport.NewRecorder(t, file, red)
+	}
 	if tr != nil {
 		tr.Transport = t
 		return tr, nil

@@ -28,6 +28,10 @@ type OutputOptions struct {
 	JSON   bool
 	// JQ is a jq expression applied to the JSON output (--jq).
 	JQ string
+	// ExitStatus (--exit-status) fails the run with exit 1 when the last
+	// output of JQ is false or null, or when there is none, as jq -e does
+	// (jq exits 4 for no output, but 4 is mcpctl's isError code).
+	ExitStatus bool
 }
 
 func addOutputFlags(cmd *cobra.Command, o *OutputOptions) {
@@ -35,6 +39,8 @@ func addOutputFlags(cmd *cobra.Command, o *OutputOptions) {
 	markSetting(cmd, "output")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "Print the protocol result as JSON (same as -o json)")
 	cmd.Flags().StringVar(&o.JQ, "jq", "", "Filter the JSON output with the jq `expression` (implies -o json; strings are printed raw)")
+	// No -e shorthand as in jq: -e is the stdio server's environment.
+	cmd.Flags().BoolVar(&o.ExitStatus, "exit-status", false, "With --jq: exit 1 when the last output is false or null, or when there is none (as jq -e)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("jq", cobra.NoFileCompletions)
 }
@@ -47,6 +53,9 @@ func (o *OutputOptions) validate() error {
 	case "text", "json", "yaml":
 	default:
 		return flagErrorf("invalid --output %q: expected text, json or yaml", o.Format)
+	}
+	if o.ExitStatus && o.JQ == "" {
+		return flagErrorf("--exit-status tests the output of --jq: give a --jq expression, e.g. --jq '.isError | not' --exit-status")
 	}
 	if o.JQ != "" {
 		if o.Format == "text" {
@@ -87,10 +96,16 @@ func (o *OutputOptions) write(p *render.Printer, v any) error {
 		return fmt.Errorf("decoding the output for --jq: %w", err)
 	}
 	iter := code.Run(input)
+	var last any
+	outputs := 0
 	for {
 		res, ok := iter.Next()
 		if !ok {
-			return nil
+			return o.exitStatus(outputs, last)
+		}
+		if _, isErr := res.(error); !isErr {
+			last = res
+			outputs++
 		}
 		switch res := res.(type) {
 		case error:
@@ -120,6 +135,20 @@ func (o *OutputOptions) write(p *render.Printer, v any) error {
 			return err
 		}
 	}
+}
+
+// exitStatus is the outcome of --exit-status for a jq run that printed
+// outputs values, the last being last: an [ExitCodeError] with exit 1 and
+// no message (the output said it) when that is false or null or there was
+// nothing.
+func (o *OutputOptions) exitStatus(outputs int, last any) error {
+	if !o.ExitStatus {
+		return nil
+	}
+	if outputs == 0 || last == nil || last == false {
+		return &ExitCodeError{Code: ExitError}
+	}
+	return nil
 }
 
 // compileJQ parses and compiles a jq expression; a bad one is a usage

@@ -104,3 +104,38 @@ func TestOutputWriteStructs(t *testing.T) {
 		t.Errorf("got %q", out)
 	}
 }
+
+func TestJQExitStatus(t *testing.T) {
+	doc := json.RawMessage(`{"sum": 5, "ok": true, "off": false, "n": null, "list": [true, false]}`)
+	tests := []struct {
+		jq       string
+		exit     bool
+		wantCode int
+		wantOut  string
+	}{
+		{jq: ".sum == 5", exit: true, wantCode: ExitOK, wantOut: "true\n"},
+		{jq: ".sum == 4", exit: true, wantCode: ExitError, wantOut: "false\n"},
+		{jq: ".sum == 4", exit: false, wantCode: ExitOK, wantOut: "false\n"},
+		{jq: ".n", exit: true, wantCode: ExitError, wantOut: "null\n"},
+		{jq: ".sum", exit: true, wantCode: ExitOK, wantOut: "5\n"},
+		{jq: "empty", exit: true, wantCode: ExitError, wantOut: ""},
+		{jq: ".list[]", exit: true, wantCode: ExitError, wantOut: "true\nfalse\n"},        // the last output counts
+		{jq: ".list | reverse[]", exit: true, wantCode: ExitOK, wantOut: "false\ntrue\n"}, // the last output counts
+		{jq: `"s"`, exit: true, wantCode: ExitOK, wantOut: "s\n"},
+	}
+	for _, tt := range tests {
+		ios, _, out, _ := Test()
+		o := OutputOptions{Format: "text", JQ: tt.jq, ExitStatus: tt.exit}
+		if err := o.validate(); err != nil {
+			t.Fatalf("%s: validate: %v", tt.jq, err)
+		}
+		err := o.write(ios.Printer(), doc)
+		if got := exitCode(err, false); got != tt.wantCode || out.String() != tt.wantOut {
+			t.Errorf("--jq %q exit-status=%v: exit %d (%v), output %q; want %d, %q", tt.jq, tt.exit, got, err, out.String(), tt.wantCode, tt.wantOut)
+		}
+	}
+	o := OutputOptions{Format: "json", ExitStatus: true}
+	if err := o.validate(); exitCode(err, false) != ExitUsage {
+		t.Errorf("--exit-status without --jq: %v, want a usage error", err)
+	}
+}

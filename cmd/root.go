@@ -174,6 +174,7 @@ func subcommands() []subcommand {
 		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
 		{"snapshot", func(f *Factory) *cobra.Command { return NewCmdSnapshot(f, nil) }},
 		{"diff", func(f *Factory) *cobra.Command { return NewCmdDiff(f, nil) }},
+		{"mock", NewCmdMock},
 		{"sign", NewCmdSign},
 		{"scaffold", NewCmdScaffold},
 		{"version", NewCmdVersion},

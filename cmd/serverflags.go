@@ -68,8 +68,10 @@ type ServerOptions struct {
 	// tells (capabilities, server name, instructions): a modern session
 	// opened from the era cache then sends no request of its own before
 	// the command's.
-	Lazy         bool
-	Trace        string // "", "-" (stderr) or a file
+	Lazy  bool
+	Trace string // "", "-" (stderr) or a file
+	// Record is the file --record writes the session to, for mcpctl mock.
+	Record       string
 	ServerStderr string // "" (stream to stderr), "quiet" or a file
 	// Grace is how long a stdio server gets at each step of its shutdown;
 	// zero means transport.DefaultGrace. Not a flag: completions shorten it.
@@ -184,6 +186,7 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		markSetting(cmd, "timeout")
 		markSetting(cmd, "protocol-version")
 		fs.StringVar(&o.Trace, "trace", "", "Write every JSON-RPC message as NDJSON to `FILE` (- for stderr)")
+		fs.StringVar(&o.Record, "record", "", "Record the session to `FILE` (NDJSON, secrets redacted) for mcpctl mock to replay")
 		fs.StringVar(&o.ServerStderr, "server-stderr", "", "Where the stdio server's stderr goes: quiet, or a `FILE` (default: mcpctl's stderr)")
 		fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr, and which definition -s NAME uses")
 		fs.BoolVar(&o.Strict, "strict", false, "Fail (exit 5) when a result breaks the official MCP schema, not only warn; with validate, also on lint warnings")
