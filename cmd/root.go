@@ -172,6 +172,7 @@ func subcommands() []subcommand {
 		{"watch", func(f *Factory) *cobra.Command { return NewCmdWatch(f, nil) }},
 		{"shell", func(f *Factory) *cobra.Command { return NewCmdShell(f, nil) }},
 		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
+		{"test", func(f *Factory) *cobra.Command { return NewCmdTest(f, nil) }},
 		{"sign", NewCmdSign},
 		{"scaffold", NewCmdScaffold},
 		{"version", NewCmdVersion},
