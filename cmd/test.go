@@ -26,6 +26,9 @@ type TestOptions struct {
 	Run      string
 	Repeat   int
 	Parallel int
+	// Init writes a starter file for the server (--init) instead of
+	// running tests.
+	Init bool
 }
 
 // NewCmdTest builds `mcpctl test`. runF replaces the run function in tests.
@@ -51,12 +54,18 @@ later tests of the file.
 A summary goes to stdout (-o json for a JSON report); --junit FILE writes
 JUnit XML; when $GITHUB_STEP_SUMMARY is set a Markdown summary is appended
 to it. Exits 0 when every test passes, 1 when one fails, and the usual
-codes when a server cannot be reached.`,
+codes when a server cannot be reached.
+
+--init writes a starter file for the server the command line names
+(mcpctl-tests/server.mcptest.yaml, or the path given): a snapshot of the
+tool list and a smoke test per tool with example arguments from its
+inputSchema. It never overwrites a file.`,
 		Example: `  mcpctl test
   mcpctl test mcpctl-tests/ --junit junit.xml
   mcpctl test smoke.mcptest.yaml -- python3 server.py
   mcpctl test --run 'add' --repeat 20
-  mcpctl test --update`,
+  mcpctl test --update
+  mcpctl test --init -- python3 server.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = setServerArgs(cmd, args, &opts.Server)
 			switch opts.Format {
@@ -73,8 +82,14 @@ codes when a server cannot be reached.`,
 			if _, err := regexp.Compile(opts.Run); err != nil {
 				return flagErrorf("invalid --run %q: %v", opts.Run, err)
 			}
+			if opts.Init && len(opts.Paths) > 1 {
+				return flagErrorf("--init writes one file: give at most one path")
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Init {
+				return testInit(cmd.Context(), opts)
 			}
 			return testRun(cmd.Context(), opts)
 		},
@@ -86,6 +101,7 @@ codes when a server cannot be reached.`,
 	cmd.Flags().StringVar(&opts.Run, "run", "", "Run only the tests whose names match the `regexp`")
 	cmd.Flags().IntVar(&opts.Repeat, "repeat", 1, "Run each file's tests `N` times and report p50/p95 durations")
 	cmd.Flags().IntVar(&opts.Parallel, "parallel", 1, "Run `N` files at once")
+	cmd.Flags().BoolVar(&opts.Init, "init", false, "Write a starter test file for the server instead of running tests")
 	return cmd
 }
 
@@ -204,4 +220,46 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// testInit writes a starter test file for the command line's server.
+func testInit(ctx context.Context, opts *TestOptions) error {
+	f := opts.Factory
+	path := filepath.Join(testrun.DefaultDir, "server"+testrun.Suffix)
+	if len(opts.Paths) == 1 {
+		path = opts.Paths[0]
+	}
+	if _, err := os.Stat(path); err == nil {
+		return flagErrorf("--init: %s exists already; give another path or remove it", path)
+	}
+	o := opts.Server
+	o.Lazy = true
+	s, err := f.Connect(ctx, &o)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	tools, err := s.ListTools(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the tools of %s: %w", s.name, err)
+	}
+	// Headers and env are left out: they may hold secrets.
+	server := &testrun.Server{Command: opts.Server.Command, URL: opts.Server.URL, Name: opts.Server.Server}
+	if opts.Server.Demo || (len(server.Command) == 0 && server.URL == "" && server.Name == "") {
+		server = nil
+	}
+	data, err := testrun.Starter(server, tools)
+	if err != nil {
+		return fmt.Errorf("--init: %w", err)
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("--init: %w", err)
+		}
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("--init: %w", err)
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "wrote %s (%d tools); run mcpctl test --update %s to write its snapshot\n", path, len(tools), path)
+	return nil
 }
