@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpctl/mcpctl/schema"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -171,5 +175,39 @@ func TestReports(t *testing.T) {
 	var doc JSONReport
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil || doc.Failed != 1 || doc.Files[1].Error != "connecting: no" {
 		t.Errorf("JSON: %v\n%s", err, b.String())
+	}
+}
+
+// TestFormatSchema checks that docs/mcptest.schema.json accepts what Parse
+// accepts and rejects what it rejects.
+func TestFormatSchema(t *testing.T) {
+	doc, err := os.ReadFile("../docs/mcptest.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schema.Compile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		yaml string
+		ok   bool
+	}{
+		{"server: {command: [a], era: legacy}\ntests:\n  - {name: a, call: add, args: {a: 1}, expect: {text: '3', jq: '.', maxMs: 5, error: {code: 1}}, capture: {x: .a}}\n", true},
+		{"tests:\n  - {name: a, list: tools, expect: {snapshot: true, outputSchema: false}}\n", true},
+		{"tests:\n  - {name: a, call: x, list: tools}\n", false},
+		{"tests:\n  - {name: a, list: things}\n", false},
+		{"tests:\n  - {name: a, list: tools, expect: {txt: x}}\n", false},
+	}
+	for _, tt := range tests {
+		var v any
+		if err := yaml.Unmarshal([]byte(tt.yaml), &v); err != nil {
+			t.Fatal(err)
+		}
+		_, parseErr := Parse("t", []byte(tt.yaml))
+		violations := sch.Validate(v)
+		if (parseErr == nil) != tt.ok || (len(violations) == 0) != tt.ok {
+			t.Errorf("%q: Parse error %v, schema violations %v; want ok=%t", tt.yaml, parseErr, violations, tt.ok)
+		}
 	}
 }
