@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -115,13 +116,17 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 	if opts.Run != "" {
 		re = regexp.MustCompile(opts.Run)
 	}
-	// Built once before files connect at once: these are lazy.
-	f.Redactor()
-	f.Warner()
+	// Files run at once (--parallel), but the Factory builds its parts
+	// (redactor, warner, result checks) on first use without locks: the
+	// handshakes take turns, the tests after them do not.
+	var connecting sync.Mutex
+	connect := func(ctx context.Context, file *testrun.File, s *testrun.Server) (testrun.Session, error) {
+		connecting.Lock()
+		defer connecting.Unlock()
+		return testConnect(ctx, opts, file, s)
+	}
 	results := testrun.Run(ctx, paths, testrun.Options{
-		Connect: func(ctx context.Context, file *testrun.File, s *testrun.Server) (testrun.Session, error) {
-			return testConnect(ctx, opts, file, s)
-		},
+		Connect:  connect,
 		Update:   opts.Update,
 		Run:      re,
 		Repeat:   opts.Repeat,
