@@ -120,10 +120,10 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 	// (redactor, warner, result checks) on first use without locks: the
 	// handshakes take turns, the tests after them do not.
 	var connecting sync.Mutex
-	connect := func(ctx context.Context, file *testrun.File, s *testrun.Server) (testrun.Session, error) {
+	connect := func(ctx context.Context, file *testrun.File, s *testrun.Server, notify func(client.Notification)) (testrun.Session, error) {
 		connecting.Lock()
 		defer connecting.Unlock()
-		return testConnect(ctx, opts, file, s)
+		return testConnect(ctx, opts, file, s, notify)
 	}
 	results := testrun.Run(ctx, paths, testrun.Options{
 		Connect:  connect,
@@ -180,11 +180,12 @@ func writeReportFile(path string, appendTo bool, write func(*os.File) error) err
 
 // testConnect connects for one file: the command line's server when it
 // names one, else the file's.
-func testConnect(ctx context.Context, opts *TestOptions, file *testrun.File, fs *testrun.Server) (testrun.Session, error) {
+func testConnect(ctx context.Context, opts *TestOptions, file *testrun.File, fs *testrun.Server, notify func(client.Notification)) (testrun.Session, error) {
 	o := opts.Server // a copy: files connect at once
 	o.Lazy = true
-	// Notifications are not the runner's to print between its lines.
-	o.OnNotification = func(client.Notification) {}
+	// Notifications go to the runner's expectations, not to stderr
+	// between its lines.
+	o.OnNotification = notify
 	given := o.Demo || o.URL != "" || o.Server != "" || len(o.Command) > 0
 	if !given {
 		if fs == nil {

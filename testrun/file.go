@@ -85,6 +85,25 @@ type Expect struct {
 	OutputSchema *bool `yaml:"outputSchema,omitempty" json:"outputSchema,omitempty"`
 	Snapshot     bool  `yaml:"snapshot,omitempty" json:"snapshot,omitempty"`
 	MaxMS        int64 `yaml:"maxMs,omitempty" json:"maxMs,omitempty"`
+	// Notifications expects notifications the server sent while the step
+	// ran.
+	Notifications *ExpectNotifications `yaml:"notifications,omitempty" json:"notifications,omitempty"`
+}
+
+// ExpectNotifications are notifications a step expects: Progress asks
+// for progress (the call then carries a progress token), Log for a log
+// message.
+type ExpectNotifications struct {
+	Progress bool       `yaml:"progress,omitempty" json:"progress,omitempty"`
+	Log      *ExpectLog `yaml:"log,omitempty" json:"log,omitempty"`
+}
+
+// ExpectLog is an expected log message (notifications/message): at Level
+// or more severe (the server is asked for logs at Level first; default
+// debug), whose data contains Contains when given.
+type ExpectLog struct {
+	Level    string `yaml:"level,omitempty" json:"level,omitempty"`
+	Contains string `yaml:"contains,omitempty" json:"contains,omitempty"`
 }
 
 // ExpectError is an expected JSON-RPC error: Code when not zero, and a
@@ -145,6 +164,9 @@ func (f *File) check() error {
 		case "", "tools", "resources", "templates", "prompts":
 		default:
 			return fmt.Errorf("test %q: list: %q is none of tools, resources, templates, prompts", t.Name, t.List)
+		}
+		if n := t.Expect.Notifications; n != nil && n.Log != nil && n.Log.Level != "" && levelRank(n.Log.Level) < 0 {
+			return fmt.Errorf("test %q: notifications.log.level %q is not a syslog level (debug, info, notice, warning, error, critical, alert, emergency)", t.Name, n.Log.Level)
 		}
 		if t.Expect.Schema != nil && t.Expect.SchemaFile != "" {
 			return fmt.Errorf("test %q: give schema or schemaFile, not both", t.Name)

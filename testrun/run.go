@@ -27,13 +27,16 @@ type Session interface {
 	CallTool(ctx context.Context, name string, args map[string]any, opts client.CallOptions) (*client.CallToolResult, error)
 	ReadResource(ctx context.Context, uri string) (*client.ReadResourceResult, error)
 	GetPrompt(ctx context.Context, name string, args map[string]string) (*client.GetPromptResult, error)
+	SetLogLevel(ctx context.Context, level string) error
 	Close() error
 }
 
 // Connector starts or reaches the server for a file; server is the
-// file's own selection, nil when it has none. An error means the file's
-// tests cannot run; the caller decides its exit code.
-type Connector func(ctx context.Context, file *File, server *Server) (Session, error)
+// file's own selection, nil when it has none. The session must pass every
+// server notification to notify (on the client's read loop, as
+// client.Options.OnNotification). An error means the file's tests cannot
+// run; the caller decides its exit code.
+type Connector func(ctx context.Context, file *File, server *Server, notify func(client.Notification)) (Session, error)
 
 // Options control a run.
 type Options struct {
@@ -148,13 +151,14 @@ func runFile(ctx context.Context, path string, opts Options) FileResult {
 		res.Duration = time.Since(start)
 		return res
 	}
-	s, err := opts.Connect(ctx, f, f.Server)
+	notes := &noteBox{}
+	s, err := opts.Connect(ctx, f, f.Server, notes.add)
 	if err != nil {
 		res.Tests = nil
 		return fail(err)
 	}
 	defer s.Close()
-	r := &fileRun{file: f, s: s, vars: map[string]string{}, update: opts.Update}
+	r := &fileRun{file: f, s: s, vars: map[string]string{}, update: opts.Update, notes: notes}
 	for rep := 0; rep < max(opts.Repeat, 1); rep++ {
 		for i := range f.Tests {
 			if !selected[i] {
@@ -205,6 +209,30 @@ type fileRun struct {
 	listed bool
 	vars   map[string]string
 	update bool
+	notes  *noteBox
+	// logLevel is the level the server was last asked for logs at.
+	logLevel string
+}
+
+// noteBox collects the notifications of the step that runs.
+type noteBox struct {
+	mu    sync.Mutex
+	notes []client.Notification
+}
+
+func (b *noteBox) add(n client.Notification) {
+	b.mu.Lock()
+	b.notes = append(b.notes, n)
+	b.mu.Unlock()
+}
+
+// take returns the notifications collected since the last take.
+func (b *noteBox) take() []client.Notification {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.notes
+	b.notes = nil
+	return n
 }
 
 func (r *fileRun) tool(ctx context.Context, name string) (*client.Tool, error) {
@@ -235,9 +263,20 @@ type outcome struct {
 // step runs one test and returns its duration and, when it failed, why.
 // Snapshots are written only on the first repeat.
 func (r *fileRun) step(ctx context.Context, t *Test, first bool) (time.Duration, string) {
+	if n := t.Expect.Notifications; n != nil && n.Log != nil {
+		level := cmpOr(n.Log.Level, "debug")
+		if level != r.logLevel {
+			if err := r.s.SetLogLevel(ctx, level); err != nil {
+				return 0, fmt.Sprintf("notifications.log: asking for logs at %s: %v", level, err)
+			}
+			r.logLevel = level
+		}
+	}
+	r.notes.take()
 	start := time.Now()
 	out, err := r.do(ctx, t)
 	d := time.Since(start)
+	notes := r.notes.take()
 	if err != nil {
 		var rpc *client.RPCError
 		if !errors.As(err, &rpc) {
@@ -251,6 +290,7 @@ func (r *fileRun) step(ctx context.Context, t *Test, first bool) (time.Duration,
 		problems = append(problems, fmt.Sprintf("maxMs: took %dms, over the budget of %dms", d.Milliseconds(), e.MaxMS))
 	}
 	problems = append(problems, r.check(t, out, first)...)
+	problems = append(problems, checkNotifications(e.Notifications, notes)...)
 	if len(problems) == 0 {
 		for name, expr := range t.Capture {
 			v, err := captureValue(expr, out.raw)
@@ -277,7 +317,11 @@ func (r *fileRun) do(ctx context.Context, t *Test) (*outcome, error) {
 		if err != nil {
 			return nil, fmt.Errorf("args: %w", err)
 		}
-		res, err := r.s.CallTool(ctx, name, args, client.CallOptions{})
+		var callOpts client.CallOptions
+		if n := t.Expect.Notifications; n != nil && n.Progress {
+			callOpts.ProgressToken = "mcpctl-test"
+		}
+		res, err := r.s.CallTool(ctx, name, args, callOpts)
 		if err != nil {
 			return nil, err
 		}
@@ -448,4 +492,60 @@ func (r *fileRun) expandValue(v any) any {
 		return out
 	}
 	return v
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// levels are the syslog levels of MCP logging, least severe first.
+var levels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func levelRank(l string) int { return slices.Index(levels, l) }
+
+// checkNotifications returns what does not hold of e on the notifications
+// a step received.
+func checkNotifications(e *ExpectNotifications, notes []client.Notification) []string {
+	if e == nil {
+		return nil
+	}
+	var problems []string
+	var progress int
+	var logs []string
+	for _, n := range notes {
+		if n.Progress != nil {
+			progress++
+		}
+		if e.Log != nil && n.Log != nil && levelRank(n.Log.Level) >= levelRank(cmpOr(e.Log.Level, "debug")) {
+			logs = append(logs, n.Log.Level+": "+n.Log.Text())
+		}
+	}
+	if e.Progress && progress == 0 {
+		problems = append(problems, fmt.Sprintf("notifications.progress: expected progress notifications, got none (of %d notifications)", len(notes)))
+	}
+	if e.Log != nil {
+		found := false
+		for _, l := range logs {
+			if strings.Contains(l, e.Log.Contains) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			msg := fmt.Sprintf("notifications.log: expected a log message at %s or above", cmpOr(e.Log.Level, "debug"))
+			if e.Log.Contains != "" {
+				msg += fmt.Sprintf(" containing %q", e.Log.Contains)
+			}
+			if len(logs) == 0 {
+				msg += ", got none"
+			} else {
+				msg += ", got:\n" + indent(strings.Join(logs, "\n"))
+			}
+			problems = append(problems, msg)
+		}
+	}
+	return problems
 }

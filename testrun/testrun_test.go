@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -195,6 +196,8 @@ func TestFormatSchema(t *testing.T) {
 	}{
 		{"server: {command: [a], era: legacy}\ntests:\n  - {name: a, call: add, args: {a: 1}, expect: {text: '3', jq: '.', maxMs: 5, error: {code: 1}}, capture: {x: .a}}\n", true},
 		{"tests:\n  - {name: a, list: tools, expect: {snapshot: true, outputSchema: false}}\n", true},
+		{"tests:\n  - {name: a, call: s, expect: {notifications: {progress: true, log: {level: info, contains: x}}}}\n", true},
+		{"tests:\n  - {name: a, call: s, expect: {notifications: {log: {level: loud}}}}\n", false},
 		{"tests:\n  - {name: a, call: x, list: tools}\n", false},
 		{"tests:\n  - {name: a, list: things}\n", false},
 		{"tests:\n  - {name: a, list: tools, expect: {txt: x}}\n", false},
@@ -209,5 +212,30 @@ func TestFormatSchema(t *testing.T) {
 		if (parseErr == nil) != tt.ok || (len(violations) == 0) != tt.ok {
 			t.Errorf("%q: Parse error %v, schema violations %v; want ok=%t", tt.yaml, parseErr, violations, tt.ok)
 		}
+	}
+}
+
+func TestCheckNotifications(t *testing.T) {
+	notes := []client.Notification{
+		{Method: "notifications/progress", Progress: &client.Progress{}},
+		{Method: "notifications/message", Log: &client.LoggingMessage{Level: "info", Data: json.RawMessage(`"hello there"`)}},
+	}
+	for _, tt := range []struct {
+		e    ExpectNotifications
+		want string
+	}{
+		{ExpectNotifications{Progress: true}, ""},
+		{ExpectNotifications{Log: &ExpectLog{Contains: "hello"}}, ""},
+		{ExpectNotifications{Log: &ExpectLog{Level: "info", Contains: "there"}}, ""},
+		{ExpectNotifications{Log: &ExpectLog{Level: "warning"}}, "at warning or above, got none"},
+		{ExpectNotifications{Log: &ExpectLog{Contains: "bye"}}, "containing \"bye\", got:\n  info: hello there"},
+	} {
+		got := strings.Join(checkNotifications(&tt.e, notes), "\n")
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("checkNotifications(%+v) = %q, want %q", tt.e, got, tt.want)
+		}
+	}
+	if got := checkNotifications(&ExpectNotifications{Progress: true}, nil); len(got) != 1 {
+		t.Errorf("no progress: %q", got)
 	}
 }
