@@ -175,6 +175,7 @@ func subcommands() []subcommand {
 		{"snapshot", func(f *Factory) *cobra.Command { return NewCmdSnapshot(f, nil) }},
 		{"diff", func(f *Factory) *cobra.Command { return NewCmdDiff(f, nil) }},
 		{"mock", NewCmdMock},
+		{"test", func(f *Factory) *cobra.Command { return NewCmdTest(f, nil) }},
 		{"sign", NewCmdSign},
 		{"scaffold", NewCmdScaffold},
 		{"version", NewCmdVersion},

@@ -1,0 +1,271 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/testrun"
+)
+
+// TestOptions are the options of `mcpctl test`.
+type TestOptions struct {
+	Factory  *Factory
+	Server   ServerOptions
+	Paths    []string
+	Format   string // text or json
+	JUnit    string
+	Update   bool
+	Run      string
+	Repeat   int
+	Parallel int
+	// Init writes a starter file for the server (--init) instead of
+	// running tests.
+	Init bool
+}
+
+// NewCmdTest builds `mcpctl test`. runF replaces the run function in tests.
+func NewCmdTest(f *Factory, runF func(*TestOptions) error) *cobra.Command {
+	opts := &TestOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "test [file | dir ...] [flags] [-- server command...]",
+		Short: "Run YAML test files against a server",
+		Long: `Run test files (docs/testing.md) against a server.
+
+With no file given, runs the files ending in .mcptest.yaml under
+mcpctl-tests/, or else those in the current folder. Each file runs in one
+session, its tests in order; a server selection on the command line (-s,
+--url, --demo or a command after --) replaces the file's server:.
+
+Each test calls a tool, reads a resource, gets a prompt or lists, and
+checks its expectations: text, contains, matches, isError, error, jq,
+schema or schemaFile, outputSchema (checked by default when the tool
+declares one), snapshot (golden files in __snapshots__/ next to the file,
+rewritten by --update) and maxMs. capture saves jq values as ${name} for
+later tests of the file.
+
+A summary goes to stdout (-o json for a JSON report); --junit FILE writes
+JUnit XML; when $GITHUB_STEP_SUMMARY is set a Markdown summary is appended
+to it. Exits 0 when every test passes, 1 when one fails, and the usual
+codes when a server cannot be reached.
+
+--init writes a starter file for the server the command line names
+(mcpctl-tests/server.mcptest.yaml, or the path given): a snapshot of the
+tool list and a smoke test per tool with example arguments from its
+inputSchema. It never overwrites a file.`,
+		Example: `  mcpctl test
+  mcpctl test mcpctl-tests/ --junit junit.xml
+  mcpctl test smoke.mcptest.yaml -- python3 server.py
+  mcpctl test --run 'add' --repeat 20
+  mcpctl test --update
+  mcpctl test --init -- python3 server.py`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = setServerArgs(cmd, args, &opts.Server)
+			switch opts.Format {
+			case "text", "json":
+			default:
+				return flagErrorf("invalid --output %q: expected text or json", opts.Format)
+			}
+			if opts.Repeat < 1 {
+				return flagErrorf("--repeat must be at least 1")
+			}
+			if opts.Parallel < 1 {
+				return flagErrorf("--parallel must be at least 1")
+			}
+			if _, err := regexp.Compile(opts.Run); err != nil {
+				return flagErrorf("invalid --run %q: %v", opts.Run, err)
+			}
+			if opts.Init && len(opts.Paths) > 1 {
+				return flagErrorf("--init writes one file: give at most one path")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			if opts.Init {
+				return testInit(cmd.Context(), opts)
+			}
+			return testRun(cmd.Context(), opts)
+		},
+	}
+	addServerFlags(cmd, &opts.Server)
+	cmd.Flags().StringVarP(&opts.Format, "output", "o", "text", "Output `format`: text or json")
+	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "Write a JUnit XML report to `FILE`")
+	cmd.Flags().BoolVar(&opts.Update, "update", false, "Rewrite the snapshots instead of comparing them")
+	cmd.Flags().StringVar(&opts.Run, "run", "", "Run only the tests whose names match the `regexp`")
+	cmd.Flags().IntVar(&opts.Repeat, "repeat", 1, "Run each file's tests `N` times and report p50/p95 durations")
+	cmd.Flags().IntVar(&opts.Parallel, "parallel", 1, "Run `N` files at once")
+	cmd.Flags().BoolVar(&opts.Init, "init", false, "Write a starter test file for the server instead of running tests")
+	return cmd
+}
+
+func testRun(ctx context.Context, opts *TestOptions) error {
+	f := opts.Factory
+	paths, err := testrun.Discover(opts.Paths)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	var re *regexp.Regexp
+	if opts.Run != "" {
+		re = regexp.MustCompile(opts.Run)
+	}
+	// Files run at once (--parallel), but the Factory builds its parts
+	// (redactor, warner, result checks) on first use without locks: the
+	// handshakes take turns, the tests after them do not.
+	var connecting sync.Mutex
+	connect := func(ctx context.Context, file *testrun.File, s *testrun.Server, notify func(client.Notification)) (testrun.Session, error) {
+		connecting.Lock()
+		defer connecting.Unlock()
+		return testConnect(ctx, opts, file, s, notify)
+	}
+	results := testrun.Run(ctx, paths, testrun.Options{
+		Connect:  connect,
+		Update:   opts.Update,
+		Run:      re,
+		Repeat:   opts.Repeat,
+		Parallel: opts.Parallel,
+	})
+	ios := f.IOStreams
+	if opts.Format == "json" {
+		err = testrun.WriteJSON(ios.Out, results)
+	} else {
+		err = testrun.WriteText(ios.Out, results, testrun.TextOptions{TTY: ios.IsStdoutTTY(), Color: ios.ColorEnabled()})
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JUnit != "" {
+		if err := writeReportFile(opts.JUnit, false, func(w *os.File) error { return testrun.WriteJUnit(w, results) }); err != nil {
+			return fmt.Errorf("writing the JUnit report: %w", err)
+		}
+	}
+	if p, ok := f.LookupEnv("GITHUB_STEP_SUMMARY"); ok && p != "" {
+		if err := writeReportFile(p, true, func(w *os.File) error { return testrun.WriteMarkdown(w, results) }); err != nil {
+			return fmt.Errorf("appending to $GITHUB_STEP_SUMMARY: %w", err)
+		}
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			return fmt.Errorf("%s: %w", r.Path, r.Err)
+		}
+	}
+	if testrun.Summarize(results).Failed > 0 {
+		return &ExitCodeError{Code: ExitError}
+	}
+	return nil
+}
+
+func writeReportFile(path string, appendTo bool, write func(*os.File) error) error {
+	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if appendTo {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	}
+	w, err := os.OpenFile(path, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := write(w); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// testConnect connects for one file: the command line's server when it
+// names one, else the file's.
+func testConnect(ctx context.Context, opts *TestOptions, file *testrun.File, fs *testrun.Server, notify func(client.Notification)) (testrun.Session, error) {
+	o := opts.Server // a copy: files connect at once
+	o.Lazy = true
+	// Notifications go to the runner's expectations, not to stderr
+	// between its lines.
+	o.OnNotification = notify
+	given := o.Demo || o.URL != "" || o.Server != "" || len(o.Command) > 0
+	if !given {
+		if fs == nil {
+			return nil, &FlagError{Err: errors.New("no server: the file has no server: section and the command line names none (-s NAME, --url URL, --demo or a command after --)")}
+		}
+		o.Command, o.URL, o.Server = fs.Command, fs.URL, fs.Name
+		if len(fs.Command) > 0 && o.Cwd == "" {
+			// A command in a file is relative to the file, wherever
+			// mcpctl test is run from.
+			o.Cwd = filepath.Dir(file.Path)
+		}
+		for _, k := range sortedKeys(fs.Headers) {
+			o.Headers = append(o.Headers, k+": "+fs.Headers[k])
+		}
+		for _, k := range sortedKeys(fs.Env) {
+			o.Env = append(o.Env, k+"="+fs.Env[k])
+		}
+		if fs.Era != "" && !o.Given["era"] {
+			o.Era = fs.Era
+			given := map[string]bool{"era": true}
+			for k, v := range o.Given {
+				given[k] = v
+			}
+			o.Given = given
+		}
+	}
+	s, err := opts.Factory.Connect(ctx, &o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// testInit writes a starter test file for the command line's server.
+func testInit(ctx context.Context, opts *TestOptions) error {
+	f := opts.Factory
+	path := filepath.Join(testrun.DefaultDir, "server"+testrun.Suffix)
+	if len(opts.Paths) == 1 {
+		path = opts.Paths[0]
+	}
+	if _, err := os.Stat(path); err == nil {
+		return flagErrorf("--init: %s exists already; give another path or remove it", path)
+	}
+	o := opts.Server
+	o.Lazy = true
+	s, err := f.Connect(ctx, &o)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	tools, err := s.ListTools(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the tools of %s: %w", s.name, err)
+	}
+	// Headers and env are left out: they may hold secrets.
+	server := &testrun.Server{Command: opts.Server.Command, URL: opts.Server.URL, Name: opts.Server.Server}
+	if opts.Server.Demo || (len(server.Command) == 0 && server.URL == "" && server.Name == "") {
+		server = nil
+	}
+	data, err := testrun.Starter(server, tools)
+	if err != nil {
+		return fmt.Errorf("--init: %w", err)
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("--init: %w", err)
+		}
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("--init: %w", err)
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "wrote %s (%d tools); run mcpctl test --update %s to write its snapshot\n", path, len(tools), path)
+	return nil
+}
