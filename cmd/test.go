@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -192,7 +194,16 @@ func testConnect(ctx context.Context, opts *TestOptions, file *testrun.File, fs 
 			return nil, &FlagError{Err: errors.New("no server: the file has no server: section and the command line names none (-s NAME, --url URL, --demo or a command after --)")}
 		}
 		o.Command, o.URL, o.Server = fs.Command, fs.URL, fs.Name
-		if len(fs.Command) > 0 && o.Cwd == "" {
+		if fs.Recording != "" {
+			// The recording is served by this very program, as
+			// `mcpctl mock FILE` would serve it to any client.
+			exe, err := selfPath()
+			if err != nil {
+				return nil, fmt.Errorf("serving the recording %s: %w", fs.Recording, err)
+			}
+			o.Command = []string{exe, "mock", fs.Recording}
+		}
+		if len(o.Command) > 0 && o.Cwd == "" {
 			// A command in a file is relative to the file, wherever
 			// mcpctl test is run from.
 			o.Cwd = filepath.Dir(file.Path)
@@ -268,4 +279,20 @@ func testInit(ctx context.Context, opts *TestOptions) error {
 	}
 	fmt.Fprintf(f.IOStreams.ErrOut, "wrote %s (%d tools); run mcpctl test --update %s to write its snapshot\n", path, len(tools), path)
 	return nil
+}
+
+// selfPath is how to run this mcpctl again from another folder: the name
+// it was started by, made absolute (found on PATH when it has no slash),
+// so that a program that dispatches on its name is started by the same
+// name; else the executable's own path.
+func selfPath() (string, error) {
+	if name := os.Args[0]; name != "" {
+		if strings.ContainsRune(name, filepath.Separator) {
+			return filepath.Abs(name)
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return filepath.Abs(p)
+		}
+	}
+	return os.Executable()
 }

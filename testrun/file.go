@@ -47,6 +47,10 @@ type Server struct {
 	// Name is a named server from mcpctl's config or an editor's file.
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	Era  string `yaml:"era,omitempty" json:"era,omitempty"`
+	// Recording is a session recorded with --record, relative to the
+	// test file: mcpctl serves it itself (mcpctl mock), so the tests run
+	// without the real server.
+	Recording string `yaml:"recording,omitempty" json:"recording,omitempty"`
 }
 
 // Test is one step of a file: exactly one of Call, Read, Prompt and List.
