@@ -76,6 +76,10 @@ func TestScript(t *testing.T) {
 		t.Fatal("the reference server is not installed: run bash scripts/install-tools.sh (CI and the README test command require the interop tests)")
 	}
 	tsModules := tsModulesPath(t)
+	repo, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	toolchain := toolchainEnv(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -83,6 +87,7 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       os.Getenv("MCPCTL_UPDATE") == "1",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EVERYTHING", everything)
+			env.Setenv("REPO", repo)
 			env.Setenv("TS_MODULES", tsModules)
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("COLUMNS", "100")
@@ -112,6 +117,7 @@ func TestScript(t *testing.T) {
 			"freeport":   cmdFreePort,
 			"waitport":   cmdWaitPort,
 			"tokenfiles": cmdTokenFiles,
+			"docexamples": cmdDocExamples,
 		},
 	})
 }
@@ -397,5 +403,33 @@ func cmdTokenFiles(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if found == 0 {
 		ts.Fatalf("no file under %s holds a token", args[0])
+	}
+}
+
+// cmdDocExamples writes the test-file examples of a Markdown document to
+// a folder: each ```yaml block that begins with "server:" or "tests:"
+// becomes DIR/exampleN.mcptest.yaml, so a script can run what the docs
+// show. It fails when the document has none.
+//
+//	docexamples DOC DIR
+func cmdDocExamples(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: docexamples DOC DIR")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	dir := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	n := 0
+	for _, block := range strings.Split(string(data), "```yaml\n")[1:] {
+		body, _, ok := strings.Cut(block, "```")
+		if !ok || !(strings.HasPrefix(body, "server:") || strings.HasPrefix(body, "tests:")) {
+			continue
+		}
+		n++
+		ts.Check(os.WriteFile(filepath.Join(dir, fmt.Sprintf("example%d.mcptest.yaml", n)), []byte(body), 0o644))
+	}
+	if n == 0 {
+		ts.Fatalf("%s has no test-file example", args[0])
 	}
 }
