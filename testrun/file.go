@@ -53,7 +53,8 @@ type Server struct {
 	Recording string `yaml:"recording,omitempty" json:"recording,omitempty"`
 }
 
-// Test is one step of a file: exactly one of Call, Read, Prompt and List.
+// Test is one step of a file: exactly one of Call, Read, Prompt, List and
+// Complete.
 type Test struct {
 	Name   string `yaml:"name" json:"name"`
 	Call   string `yaml:"call,omitempty" json:"call,omitempty"`
@@ -61,6 +62,10 @@ type Test struct {
 	Prompt string `yaml:"prompt,omitempty" json:"prompt,omitempty"`
 	// List is tools, resources, templates or prompts.
 	List string `yaml:"list,omitempty" json:"list,omitempty"`
+	// Complete asks for the completions of an argument of a prompt or a
+	// resource template (completion/complete); Args are the other
+	// arguments, sent as its context.
+	Complete *CompleteStep `yaml:"complete,omitempty" json:"complete,omitempty"`
 	// Args are the call's or prompt's arguments; strings are typed by
 	// the tool's inputSchema as key=value on the command line is.
 	Args   map[string]any `yaml:"args,omitempty" json:"args,omitempty"`
@@ -68,6 +73,16 @@ type Test struct {
 	// Capture maps a name to a jq expression on the result; later steps
 	// of the file use the value as ${name}.
 	Capture map[string]string `yaml:"capture,omitempty" json:"capture,omitempty"`
+}
+
+// CompleteStep is a completion/complete step: the argument of exactly one
+// of Prompt (a prompt's name) and Template (a resource template's URI
+// template), and the partial Value to complete.
+type CompleteStep struct {
+	Prompt   string `yaml:"prompt,omitempty" json:"prompt,omitempty"`
+	Template string `yaml:"template,omitempty" json:"template,omitempty"`
+	Argument string `yaml:"argument" json:"argument"`
+	Value    string `yaml:"value,omitempty" json:"value,omitempty"`
 }
 
 // Expect holds a step's expectations; every one given must hold.
@@ -161,8 +176,14 @@ func (f *File) check() error {
 				n++
 			}
 		}
+		if t.Complete != nil {
+			n++
+		}
 		if n != 1 {
-			return fmt.Errorf("test %q needs exactly one of call, read, prompt or list", t.Name)
+			return fmt.Errorf("test %q needs exactly one of call, read, prompt, list or complete", t.Name)
+		}
+		if c := t.Complete; c != nil && ((c.Prompt == "") == (c.Template == "") || c.Argument == "") {
+			return fmt.Errorf("test %q: complete needs an argument and exactly one of prompt or template", t.Name)
 		}
 		switch t.List {
 		case "", "tools", "resources", "templates", "prompts":

@@ -28,6 +28,7 @@ type Session interface {
 	ReadResource(ctx context.Context, uri string) (*client.ReadResourceResult, error)
 	GetPrompt(ctx context.Context, name string, args map[string]string) (*client.GetPromptResult, error)
 	SetLogLevel(ctx context.Context, level string) error
+	Complete(ctx context.Context, ref client.CompletionRef, arg, value string, given map[string]string) (*client.CompleteResult, error)
 	Close() error
 }
 
@@ -338,17 +339,19 @@ func (r *fileRun) do(ctx context.Context, t *Test) (*outcome, error) {
 			}
 		}
 		return &outcome{raw: res.Raw, text: strings.Join(parts, "\n")}, nil
-	case t.Prompt != "":
-		args := map[string]string{}
-		for k, v := range r.expandArgs(t.Args) {
-			if s, ok := v.(string); ok {
-				args[k] = s
-			} else {
-				b, _ := json.Marshal(v)
-				args[k] = string(b)
-			}
+	case t.Complete != nil:
+		c := t.Complete
+		ref := client.PromptRef(r.expand(c.Prompt))
+		if c.Template != "" {
+			ref = client.TemplateRef(r.expand(c.Template))
 		}
-		res, err := r.s.GetPrompt(ctx, r.expand(t.Prompt), args)
+		res, err := r.s.Complete(ctx, ref, c.Argument, r.expand(c.Value), stringArgs(r.expandArgs(t.Args)))
+		if err != nil {
+			return nil, err
+		}
+		return &outcome{raw: res.Raw, text: strings.Join(res.Completion.Values, "\n")}, nil
+	case t.Prompt != "":
+		res, err := r.s.GetPrompt(ctx, r.expand(t.Prompt), stringArgs(r.expandArgs(t.Args)))
 		if err != nil {
 			return nil, err
 		}
@@ -548,4 +551,19 @@ func checkNotifications(e *ExpectNotifications, notes []client.Notification) []s
 		}
 	}
 	return problems
+}
+
+// stringArgs gives arguments as the strings prompts and completions take:
+// strings as they are, anything else as its JSON.
+func stringArgs(in map[string]any) map[string]string {
+	out := map[string]string{}
+	for k, v := range in {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		} else {
+			b, _ := json.Marshal(v)
+			out[k] = string(b)
+		}
+	}
+	return out
 }
