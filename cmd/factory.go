@@ -71,8 +71,13 @@ type Factory struct {
 	shared *session
 }
 
-// built is what a Factory built for its command run.
+// built is what a Factory built for its command run. Its parts are built
+// on first use under its locks, so sessions may be opened concurrently
+// (mcpctl test --parallel).
 type built struct {
+	mu        sync.Mutex // guards redactor, warner and results
+	configMu  sync.Mutex // guards config and configErr
+	catalogMu sync.Mutex // guards catalog; held while the config is read
 	config    *config.Config
 	configErr error
 	catalog   *config.Catalog
@@ -130,6 +135,8 @@ func (f *Factory) LookupEnv(name string) (string, bool) {
 // is added to it, and every path that prints or traces text uses it.
 func (f *Factory) Redactor() *transport.Redactor {
 	st := f.state()
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	if st.redactor == nil {
 		st.redactor = transport.NewRedactor()
 	}
@@ -141,6 +148,8 @@ func (f *Factory) Redactor() *transport.Redactor {
 // are printed, the rest counted and summed up when the run ends.
 func (f *Factory) Warner() *render.Warner {
 	st := f.state()
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	if st.warner == nil {
 		ios := f.IOStreams
 		st.warner = &render.Warner{Out: ios.ErrOut, Terminal: ios.IsStderrTTY() || ios.ColorErrEnabled()}
@@ -165,6 +174,8 @@ func (f *Factory) LoadKey(flag, spec string) ([]byte, error) {
 // place, where a missing file is an empty config.
 func (f *Factory) Config() (*config.Config, error) {
 	st := f.state()
+	st.configMu.Lock()
+	defer st.configMu.Unlock()
 	if st.config == nil && st.configErr == nil {
 		path, explicit := f.ConfigFile, f.ConfigFile != ""
 		if !explicit {
@@ -186,6 +197,8 @@ func (f *Factory) Config() (*config.Config, error) {
 // editors' files (see [config.Sources] for the order).
 func (f *Factory) Catalog() (*config.Catalog, error) {
 	st := f.state()
+	st.catalogMu.Lock()
+	defer st.catalogMu.Unlock()
 	if st.catalog == nil {
 		cfg, err := f.Config()
 		if err != nil {

@@ -39,11 +39,16 @@ type checkJob struct {
 // resultChecks returns the run's result checker, built on first use.
 func (f *Factory) resultChecks(strict bool) *resultChecks {
 	st := f.state()
+	st.mu.Lock()
 	if st.results == nil {
 		st.results = &resultChecks{f: f}
 	}
-	st.results.strict = st.results.strict || strict
-	return st.results
+	r := st.results
+	st.mu.Unlock()
+	r.mu.Lock()
+	r.strict = r.strict || strict
+	r.mu.Unlock()
+	return r
 }
 
 // prepare compiles, in the background, the definitions most commands need,

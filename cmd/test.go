@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -118,13 +117,9 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 	if opts.Run != "" {
 		re = regexp.MustCompile(opts.Run)
 	}
-	// Files run at once (--parallel), but the Factory builds its parts
-	// (redactor, warner, result checks) on first use without locks: the
-	// handshakes take turns, the tests after them do not.
-	var connecting sync.Mutex
+	// Files run at once with --parallel, handshakes included: the
+	// Factory builds its shared parts under locks.
 	connect := func(ctx context.Context, file *testrun.File, s *testrun.Server, notify func(client.Notification)) (testrun.Session, error) {
-		connecting.Lock()
-		defer connecting.Unlock()
 		return testConnect(ctx, opts, file, s, notify)
 	}
 	results := testrun.Run(ctx, paths, testrun.Options{
