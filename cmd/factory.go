@@ -337,6 +337,11 @@ type session struct {
 	// roots are the roots --root gave, nil without: a session that changes
 	// them tells the server with NotifyRootsChanged.
 	roots *client.Roots
+	// guard checks and records the requests a policy and an audit trail
+	// govern (guard.go); nil lets everything through.
+	guard *guard
+	// book remembers the tools listed this session, for the guard.
+	book *toolBook
 }
 
 // Close ends the session and releases its files. When hurry is closed
@@ -454,7 +459,10 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session, erro
 	defer stopSpinner()
 	ios := f.IOStreams
 	red := f.Redactor()
-	s := &session{name: o.describe(), hurry: f.Hurry}
+	s := &session{name: o.describe(), hurry: f.Hurry, book: &toolBook{}}
+	if s.guard, err = f.guardFor(o); err != nil {
+		return nil, err
+	}
 	era := o.era()
 	eraKey := ""
 	opts := client.Options{

@@ -21,6 +21,11 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			// CI promises the whole suite: a machine without ptys
+			// fails it rather than passing it with a hole.
+			t.Fatalf("no pseudo-terminals here (CI=true needs them for the line-editor test): %v", err)
+		}
 		t.Skipf("no pseudo-terminals here: %v", err)
 	}
 	var unlock int32
