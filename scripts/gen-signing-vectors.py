@@ -77,6 +77,20 @@ INPUTS = [
         '{"tool": "get_weather", "result": {"content": [{"type": "text", "text": "L\\u00e9ger, 21\\u00b0C"}],'
         ' "structuredContent": {"temp": 21.0, "rain": 0}, "isError": false},'
         ' "nonce": "0f1e2d3c4b5a69788796a5b4c3d2e1f0", "timestamp": "2025-06-18T09:30:01Z"}')),
+    # The design's own timestamps: timestamp = time.time(), a float of Unix
+    # seconds sent as a JSON number; the canonical form holds its repr.
+    ("float timestamps", (
+        "[1750239000.1234567, 1750239000.0, 1750239000, 1.7502390001e9, 1750239000.10,"
+        " 1750239000.123456789, 1750239000.99999999999, 1750239000.000001, 17502390001e-1]")),
+    ("tools/call request payload, float timestamp", (
+        '{"tool": "get_weather", "params": {"city": "Lyon", "threshold": 0.5},'
+        ' "nonce": "0f1e2d3c4b5a69788796a5b4c3d2e1f0", "timestamp": 1750239000.1234567}')),
+    ("tools/call result payload, float timestamp as sent", (
+        '{"tool": "get_weather", "result": {"content": [{"type": "text", "text": "21\u00b0C"}]},'
+        ' "nonce": "0f1e2d3c4b5a69788796a5b4c3d2e1f0", "timestamp": 1750239001.10}')),
+    ("tools/call result payload, integer timestamp", (
+        '{"tool": "get_weather", "result": {"content": []},'
+        ' "nonce": "0f1e2d3c4b5a69788796a5b4c3d2e1f0", "timestamp": 1750239001}')),
 ]
 
 # A few vectors under other keys, so a key is not accidentally hard-wired.

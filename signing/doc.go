@@ -27,10 +27,13 @@
 // Both sides must agree on the form; it is not carried on the wire.
 //
 // Timestamps are RFC 3339 strings in UTC with second precision, such as
-// "2025-06-18T09:30:00Z". A string rather than a number keeps the payload
-// free of the integer-versus-float differences between canonical forms and
-// languages. Verifiers accept any RFC 3339 timestamp within the allowed
-// skew ([DefaultMaxSkew] unless told otherwise) of their own clock.
+// "2025-06-18T09:30:00Z", or, in the design mcpctl learned from, numbers of
+// Unix seconds: a Python signer's timestamp = time.time(), a float such as
+// 1750239000.1234567 ([TimestampUnix], see [SignRequestAs]). A numeric
+// timestamp is signed as the number it is on the wire, so the canonical form
+// decides its spelling (the Python form prints the float's repr). Verifiers
+// accept either within the allowed skew ([DefaultMaxSkew] unless told
+// otherwise) of their own clock.
 //
 // # Example
 //

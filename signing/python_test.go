@@ -71,8 +71,6 @@ func TestPythonVectorPayloads(t *testing.T) {
 			Tool      string          `json:"tool"`
 			Params    json.RawMessage `json:"params"`
 			Result    json.RawMessage `json:"result"`
-			Nonce     string          `json:"nonce"`
-			Timestamp string          `json:"timestamp"`
 		}
 		if !strings.HasPrefix(v.Name, "tools/call") {
 			continue
@@ -81,12 +79,18 @@ func TestPythonVectorPayloads(t *testing.T) {
 		if err := json.Unmarshal([]byte(v.Input), &p); err != nil {
 			t.Fatal(err)
 		}
+		// The nonce and the timestamp, a string or a number, as a signature
+		// object carries them.
+		var sig Signature
+		if err := json.Unmarshal([]byte(v.Input), &sig); err != nil {
+			t.Fatal(err)
+		}
 		var got []byte
 		var err error
 		if p.Result != nil {
-			got, err = ResultPayload(FormPython, p.Tool, p.Result, p.Nonce, p.Timestamp)
+			got, err = sig.ResultPayload(FormPython, p.Tool, p.Result)
 		} else {
-			got, err = RequestPayload(FormPython, p.Tool, p.Params, p.Nonce, p.Timestamp)
+			got, err = sig.RequestPayload(FormPython, p.Tool, p.Params)
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", v.Name, err)
@@ -98,8 +102,8 @@ func TestPythonVectorPayloads(t *testing.T) {
 			t.Errorf("%s: HMAC = %s, want %s", v.Name, mac, v.HMAC)
 		}
 	}
-	if found != 2 {
-		t.Fatalf("found %d tools/call vectors, want 2", found)
+	if found != 5 {
+		t.Fatalf("found %d tools/call vectors, want 5", found)
 	}
 }
 

@@ -32,10 +32,17 @@ type Signature struct {
 	// Nonce is 128 random bits in hex, chosen by the client; a result echoes
 	// the nonce of the request it answers.
 	Nonce string `json:"nonce"`
-	// Timestamp is when the signature was made: RFC 3339 in UTC with whole
-	// seconds, such as "2025-06-18T09:30:00Z". Verifiers accept any RFC 3339
-	// time.
+	// Timestamp is when the signature was made, as it travels. By default it
+	// is an RFC 3339 string in UTC with whole seconds, such as
+	// "2025-06-18T09:30:00Z" (verifiers accept any RFC 3339 time). When
+	// NumericTimestamp is set it is instead the text of a JSON number of Unix
+	// seconds exactly as it arrived or is sent, such as "1750239000.1234567"
+	// (the design's Python signers write time.time()); the canonical payload
+	// then holds that number, so the canonical form decides its spelling.
 	Timestamp string `json:"timestamp"`
+	// NumericTimestamp says Timestamp is a JSON number, not a string. It is
+	// not a member on the wire: the JSON type of "timestamp" carries it.
+	NumericTimestamp bool `json:"-"`
 	// Value is the lower-case hex HMAC-SHA256 of the canonical payload.
 	Value string `json:"value"`
 }
@@ -89,25 +96,22 @@ func verifyErrorf(reason error, format string, args ...any) *VerifyError {
 // RequestPayload returns the canonical bytes a request signature covers:
 // canon({"tool":tool,"params":arguments,"nonce":nonce,"timestamp":timestamp}).
 // Empty arguments stand for {}.
+// For a numeric timestamp use [Signature.RequestPayload].
 func RequestPayload(form, tool string, arguments json.RawMessage, nonce, timestamp string) ([]byte, error) {
-	if len(bytes.TrimSpace(arguments)) == 0 {
-		arguments = json.RawMessage("{}")
-	}
-	return payload(form, tool, "params", arguments, nonce, timestamp)
+	return Signature{Nonce: nonce, Timestamp: timestamp}.RequestPayload(form, tool, arguments)
 }
 
 // ResultPayload returns the canonical bytes a result signature covers:
 // canon({"tool":tool,"result":R,"nonce":nonce,"timestamp":timestamp}), where
 // R is result as [StripSignature] leaves it.
+// For a numeric timestamp use [Signature.ResultPayload].
 func ResultPayload(form, tool string, result json.RawMessage, nonce, timestamp string) ([]byte, error) {
-	stripped, _, err := StripSignature(result)
-	if err != nil {
-		return nil, err
-	}
-	return payload(form, tool, "result", stripped, nonce, timestamp)
+	return Signature{Nonce: nonce, Timestamp: timestamp}.ResultPayload(form, tool, result)
 }
 
-func payload(form, tool, field string, value json.RawMessage, nonce, timestamp string) ([]byte, error) {
+// payload builds the signed object; timestamp is its JSON value, a string
+// or a number as it travels.
+func payload(form, tool, field string, value json.RawMessage, nonce string, timestamp json.RawMessage) ([]byte, error) {
 	if !json.Valid(value) {
 		return nil, fmt.Errorf("%s is not a single valid JSON value", field)
 	}
@@ -119,7 +123,7 @@ func payload(form, tool, field string, value json.RawMessage, nonce, timestamp s
 	b.WriteString(`,"nonce":`)
 	b.Write(jsonString(nonce))
 	b.WriteString(`,"timestamp":`)
-	b.Write(jsonString(timestamp))
+	b.Write(timestamp)
 	b.WriteByte('}')
 	return Canonical(form, b.Bytes())
 }
@@ -133,38 +137,34 @@ func jsonString(s string) []byte {
 // the signature to send in params._meta.signature. Keep its Nonce to check
 // the result with [VerifyResult]. arguments must be the bytes sent as
 // params.arguments.
+// The timestamp is RFC 3339; [SignRequestAs] chooses.
 func SignRequest(key []byte, form, kid, tool string, arguments json.RawMessage, now time.Time) (Signature, error) {
-	nonce, err := NewNonce()
-	if err != nil {
-		return Signature{}, err
-	}
-	return sign(key, kid, nonce, now, func(ts string) ([]byte, error) {
-		return RequestPayload(form, tool, arguments, nonce, ts)
-	})
+	return SignRequestAs(key, form, kid, TimestampRFC3339, tool, arguments, now)
 }
 
 // SignResult signs a tools/call result for the request that carried nonce,
 // returning the signature to place in result._meta.signature (see
 // [AttachSignature]). Any signature already in result is ignored.
+// The timestamp is RFC 3339; [SignResultAs] chooses.
 func SignResult(key []byte, form, kid, tool string, result json.RawMessage, nonce string, now time.Time) (Signature, error) {
-	if nonce == "" {
-		return Signature{}, errors.New("signing a result: the request's nonce is empty")
-	}
-	return sign(key, kid, nonce, now, func(ts string) ([]byte, error) {
-		return ResultPayload(form, tool, result, nonce, ts)
-	})
+	return SignResultAs(key, form, kid, TimestampRFC3339, tool, result, nonce, now)
 }
 
-func sign(key []byte, kid, nonce string, now time.Time, payload func(ts string) ([]byte, error)) (Signature, error) {
+func sign(key []byte, kid, nonce, style string, now time.Time, payload func(Signature) ([]byte, error)) (Signature, error) {
 	if len(key) == 0 {
 		return Signature{}, errors.New("signing: the key is empty")
 	}
-	ts := now.UTC().Format(timestampLayout)
-	canon, err := payload(ts)
+	ts, numeric, err := newTimestamp(style, now)
 	if err != nil {
 		return Signature{}, fmt.Errorf("signing: %w", err)
 	}
-	return Signature{Alg: AlgHMACSHA256, KID: kid, Nonce: nonce, Timestamp: ts, Value: Sign(key, canon)}, nil
+	sig := Signature{Alg: AlgHMACSHA256, KID: kid, Nonce: nonce, Timestamp: ts, NumericTimestamp: numeric}
+	canon, err := payload(sig)
+	if err != nil {
+		return Signature{}, fmt.Errorf("signing: %w", err)
+	}
+	sig.Value = Sign(key, canon)
+	return sig, nil
 }
 
 // VerifyRequest checks a request's signature, as a server does: sig is what
@@ -181,7 +181,7 @@ func VerifyRequest(key []byte, form, tool string, arguments json.RawMessage, sig
 		return verifyErrorf(ErrMissingSignature, "request params have no _meta.signature")
 	}
 	signedAt, err := checkSignature(key, form, "request", sig, func() ([]byte, error) {
-		return RequestPayload(form, tool, arguments, sig.Nonce, sig.Timestamp)
+		return sig.RequestPayload(form, tool, arguments)
 	})
 	if err != nil {
 		return err
@@ -219,7 +219,11 @@ func VerifyResult(key []byte, form, tool string, result json.RawMessage, sentNon
 		return verifyErrorf(ErrMissingSignature, "result has no _meta.signature (is the server configured to sign?)")
 	}
 	signedAt, err := checkSignature(key, form, "result", sig, func() ([]byte, error) {
-		return payload(form, tool, "result", stripped, sig.Nonce, sig.Timestamp)
+		ts, err := sig.timestampJSON()
+		if err != nil {
+			return nil, err
+		}
+		return payload(form, tool, "result", stripped, sig.Nonce, ts)
 	})
 	if err != nil {
 		return err
@@ -241,9 +245,9 @@ func checkSignature(key []byte, form, what string, sig *Signature, payload func(
 	if sig.Nonce == "" {
 		return time.Time{}, verifyErrorf(ErrMalformedSignature, "%s signature has no nonce", what)
 	}
-	signedAt, err := time.Parse(time.RFC3339, sig.Timestamp)
+	signedAt, err := sig.Time()
 	if err != nil {
-		return time.Time{}, verifyErrorf(ErrMalformedSignature, "%s signature timestamp %s is not RFC 3339 (expected UTC like \"2025-06-18T09:30:00Z\")", what, clip(sig.Timestamp, 40))
+		return time.Time{}, verifyErrorf(ErrMalformedSignature, "%s signature %v", what, err)
 	}
 	canon, err := payload()
 	if err != nil {
