@@ -68,9 +68,9 @@ func TestPythonVectorPayloads(t *testing.T) {
 	found := 0
 	for _, v := range loadPythonVectors(t) {
 		var p struct {
-			Tool      string          `json:"tool"`
-			Params    json.RawMessage `json:"params"`
-			Result    json.RawMessage `json:"result"`
+			Tool   string          `json:"tool"`
+			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
 		}
 		if !strings.HasPrefix(v.Name, "tools/call") {
 			continue
