@@ -259,6 +259,7 @@ type SignRequestOptions struct {
 	ArgsJSON  string
 	Key       string
 	Canonical string
+	Timestamp string // --sign-timestamp: signing.TimestampRFC3339 or signing.TimestampUnix
 	KID       string
 	ID        int64
 }
@@ -281,6 +282,7 @@ the whole object with --args.`,
 		Example: exampleKey + `
   mcpctl sign request echo message=hi --key env:MCP_SIGNING_KEY
   mcpctl sign request add a:=2 b:=3 --key env:MCP_SIGNING_KEY --canonical python --id 7
+  mcpctl sign request add a:=2 b:=3 --key env:MCP_SIGNING_KEY --canonical python --sign-timestamp unix
   mcpctl sign request add --args '{"a":2,"b":3}' --key env:MCP_SIGNING_KEY --kid k1`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -291,6 +293,9 @@ the whole object with --args.`,
 			if err := checkCanonical(opts.Canonical); err != nil {
 				return err
 			}
+			if err := checkSignTimestamp(opts.Timestamp); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -299,6 +304,7 @@ the whole object with --args.`,
 	}
 	cmd.Flags().StringVar(&opts.Key, "key", "", signKeyHelp)
 	addCanonicalFlag(cmd, &opts.Canonical)
+	addSignTimestampFlag(cmd, &opts.Timestamp)
 	cmd.Flags().StringVar(&opts.KID, "kid", "", "Key `id` written in the signature")
 	cmd.Flags().Int64Var(&opts.ID, "id", 1, "JSON-RPC request `id`")
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
@@ -311,7 +317,7 @@ func signRequestRun(opts *SignRequestOptions) error {
 	if err != nil {
 		return err
 	}
-	so := &SignOptions{LoadKey: f.LoadKey, SignKey: opts.Key, Canonical: opts.Canonical, KID: opts.KID, MaxSkew: signing.DefaultMaxSkew}
+	so := &SignOptions{LoadKey: f.LoadKey, SignKey: opts.Key, Canonical: opts.Canonical, Timestamp: opts.Timestamp, KID: opts.KID, MaxSkew: signing.DefaultMaxSkew}
 	data, err := client.MarshalArguments(args)
 	if err != nil {
 		return err

@@ -19,6 +19,9 @@ type SignOptions struct {
 	SignKey   string // key spec of --sign-key; "" means do not sign
 	VerifyKey string // key spec of --verify-key; "" means do not verify
 	Canonical string // signing.FormJCS or signing.FormPython
+	// Timestamp is how the request signature's timestamp is written:
+	// signing.TimestampRFC3339 (the default) or signing.TimestampUnix.
+	Timestamp string
 	KID       string
 	MaxSkew   time.Duration
 	// LoadKey loads a key spec for the flag it was given to: the
@@ -37,6 +40,7 @@ func addSignFlags(cmd *cobra.Command, o *SignOptions) {
 	fs.StringVar(&o.SignKey, "sign-key", "", "Sign the request with the HMAC key in `env:NAME|file:PATH`")
 	fs.StringVar(&o.VerifyKey, "verify-key", "", "Verify the result's signature with the key in `env:NAME|file:PATH` (exit 6 if it fails; needs --sign-key)")
 	addCanonicalFlag(cmd, &o.Canonical)
+	addSignTimestampFlag(cmd, &o.Timestamp)
 	fs.StringVar(&o.KID, "kid", "", "Key `id` written in the request signature")
 	fs.DurationVar(&o.MaxSkew, "max-skew", signing.DefaultMaxSkew, "How far the result signature's timestamp may be from this clock")
 }
@@ -44,6 +48,20 @@ func addSignFlags(cmd *cobra.Command, o *SignOptions) {
 // addCanonicalFlag registers --canonical, shared by call and the sign commands.
 func addCanonicalFlag(cmd *cobra.Command, form *string) {
 	cmd.Flags().StringVar(form, "canonical", signing.FormJCS, "Canonical JSON `form` that signatures cover: jcs or python")
+}
+
+// addSignTimestampFlag registers --sign-timestamp, shared by call and sign request.
+func addSignTimestampFlag(cmd *cobra.Command, style *string) {
+	cmd.Flags().StringVar(style, "sign-timestamp", signing.TimestampRFC3339,
+		"How the request signature's timestamp is written: `rfc3339` (\"2025-06-18T09:30:00Z\") or unix (seconds as a float, like Python's time.time())")
+}
+
+// checkSignTimestamp refuses an unknown --sign-timestamp value as a usage error.
+func checkSignTimestamp(style string) error {
+	if style != signing.TimestampRFC3339 && style != signing.TimestampUnix {
+		return flagErrorf("invalid --sign-timestamp %q: expected %s or %s", style, signing.TimestampRFC3339, signing.TimestampUnix)
+	}
+	return nil
 }
 
 // checkCanonical refuses an unknown --canonical value as a usage error.
@@ -78,6 +96,12 @@ func (o *SignOptions) validate() error {
 		return nil
 	}
 	if err := checkCanonical(o.Canonical); err != nil {
+		return err
+	}
+	if o.Timestamp == "" {
+		o.Timestamp = signing.TimestampRFC3339
+	}
+	if err := checkSignTimestamp(o.Timestamp); err != nil {
 		return err
 	}
 	if o.MaxSkew <= 0 {
@@ -124,7 +148,7 @@ func (o *SignOptions) signHook(nonce *string) func(tool string, arguments json.R
 		if err := o.validate(); err != nil {
 			return nil, err
 		}
-		sig, err := signing.SignRequest(o.signKey, o.Canonical, o.KID, tool, arguments, o.clock())
+		sig, err := signing.SignRequestAs(o.signKey, o.Canonical, o.KID, o.Timestamp, tool, arguments, o.clock())
 		if err != nil {
 			return nil, err
 		}

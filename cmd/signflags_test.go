@@ -115,10 +115,12 @@ func TestSignedCallRoundTrip(t *testing.T) {
 	}
 	for _, form := range []string{signing.FormJCS, signing.FormPython} {
 		c := connectSigning(t, form)
-		for _, words := range argSets {
-			t.Run(fmt.Sprintf("%s %q", form, words), func(t *testing.T) {
+		for i, words := range argSets {
+			// Every other case signs with a numeric timestamp (--sign-timestamp unix).
+			style := []string{signing.TimestampRFC3339, signing.TimestampUnix}[i%2]
+			t.Run(fmt.Sprintf("%s %s %q", form, style, words), func(t *testing.T) {
 				t.Setenv("CMD_TEST_KEY", testSignKey)
-				o := &SignOptions{SignKey: "env:CMD_TEST_KEY", VerifyKey: "env:CMD_TEST_KEY", Canonical: form, MaxSkew: signing.DefaultMaxSkew}
+				o := &SignOptions{SignKey: "env:CMD_TEST_KEY", VerifyKey: "env:CMD_TEST_KEY", Canonical: form, Timestamp: style, MaxSkew: signing.DefaultMaxSkew}
 				if err := o.validate(); err != nil {
 					t.Fatal(err)
 				}
@@ -165,6 +167,8 @@ func TestSignOptionsValidate(t *testing.T) {
 		{"verify without sign", func(o *SignOptions) { o.VerifyKey = "env:CMD_TEST_KEY" }, "--verify-key needs --sign-key"},
 		{"canonical", func(o *SignOptions) { o.Canonical = "xml" }, `invalid --canonical "xml"`},
 		{"skew", func(o *SignOptions) { o.MaxSkew = 0 }, "--max-skew must be positive"},
+		{"unix timestamps", func(o *SignOptions) { o.Timestamp = signing.TimestampUnix }, ""},
+		{"timestamp style", func(o *SignOptions) { o.Timestamp = "epoch" }, `invalid --sign-timestamp "epoch": expected rfc3339 or unix`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
