@@ -58,7 +58,9 @@ resource links and embedded resources are shown with URI and MIME type;
 structuredContent is printed as JSON. -o json prints the protocol result.
 
 With --sign-key the request carries an HMAC signature in params._meta
-(docs/signing.md); with --verify-key the result's signature is checked too:
+(docs/signing.md; --sign-timestamp unix writes its timestamp as Unix
+seconds, like Python's time.time()); with --verify-key the result's
+signature is checked too, its timestamp a string or a number:
 a missing, wrong, stale or replayed one exits 6, a good one prints
 "signature verified" on stderr and makes -o json print
 {"result": <protocol result>, "mcpctl": {"signatureVerified": true}}.
@@ -89,7 +91,7 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
   mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything
   printf '{"tool":"add","arguments":{"a":1,"b":2}}\n' | mcpctl call --demo --batch -
   mcpctl call simulate-research-query topic=tides --timeout 2m -- npx -y @modelcontextprotocol/server-everything
-  mcpctl call --sign-key env:MCP_SIGNING_KEY --verify-key env:MCP_SIGNING_KEY --canonical python get_weather city=Lyon -- python3 server.py`,
+  mcpctl call --sign-key env:MCP_SIGNING_KEY --verify-key env:MCP_SIGNING_KEY --canonical python --inherit-env get_weather city=Lyon -- python3 docs/signing_server.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if cmd.Flags().Changed("batch") || cmd.Flags().Changed("parallel") {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // pythonDriver follows the Python example of docs/signing.md when the test
@@ -74,6 +76,7 @@ func TestDocPythonExample(t *testing.T) {
 		sentArgs  string // what the server receives, if tampered with
 		key       []byte // signing key, if not key
 		signedAt  time.Duration
+		style     string // timestamp style of the request signature; "" is RFC 3339
 		result    string
 		wantError string // reason the Python server gives
 	}{
@@ -86,6 +89,20 @@ func TestDocPythonExample(t *testing.T) {
 			name:   "unicode, floats, big integers and existing _meta",
 			args:   `{"q":"café 😀 \"quoted\"\n","ratio":1.0,"tiny":1e-7,"big":18446744073709551616,"nested":{"b":[],"a":{}}}`,
 			result: `{"content":[{"type":"text","text":"Léger, 21°C 🌧"}],"structuredContent":{"temp":21.0,"n":-0.0},"_meta":{"progressToken":"p1"}}`,
+		},
+		{
+			name:   "request timestamp a float, as the design signs",
+			args:   `{"city":"Lyon","ratio":0.5}`,
+			style:  TimestampUnix,
+			result: `{"content":[{"type":"text","text":"sunny"}],"structuredContent":{"t":1.0}}`,
+		},
+		{
+			name:      "stale float timestamp",
+			args:      `{}`,
+			style:     TimestampUnix,
+			signedAt:  -10 * time.Minute,
+			result:    `{"content":[]}`,
+			wantError: "timestamp too old",
 		},
 		{
 			name:   "result with an empty _meta",
@@ -130,7 +147,7 @@ func TestDocPythonExample(t *testing.T) {
 		if tt.key != nil {
 			signKey = tt.key
 		}
-		sig, err := SignRequest(signKey, FormPython, "", "weather", json.RawMessage(tt.args), time.Now().Add(tt.signedAt))
+		sig, err := SignRequestAs(signKey, FormPython, "", tt.style, "weather", json.RawMessage(tt.args), time.Now().Add(tt.signedAt))
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -173,11 +190,34 @@ func TestDocPythonExample(t *testing.T) {
 			if err := VerifyResult(key, FormPython, "weather", answer.Result, nonces[i], time.Now(), 0); err != nil {
 				t.Fatalf("VerifyResult of the Python-signed result: %v\nresult: %s", err, answer.Result)
 			}
+			// The design signs with timestamp = time.time(): a number.
+			if _, sig, err := StripSignature(answer.Result); err != nil || sig == nil || !sig.NumericTimestamp {
+				t.Errorf("the Python result's signature %+v (%v) has no numeric timestamp", sig, err)
+			}
 			// The same answer must not pass for another request.
 			err = VerifyResult(key, FormPython, "weather", answer.Result, "another nonce", time.Now(), 0)
 			if !errors.Is(err, ErrNonceMismatch) {
 				t.Errorf("result checked against another nonce: err = %v, want ErrNonceMismatch", err)
 			}
 		})
+	}
+}
+
+// TestDocPythonExampleIsTheServer checks that the Python code of
+// docs/signing.md is, word for word, the signing part of
+// docs/signing_server.py, the complete server the README runs.
+func TestDocPythonExampleIsTheServer(t *testing.T) {
+	server, err := os.ReadFile("../docs/signing_server.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "# --- signing: the code of docs/signing.md ---\n", "# --- end of the code of docs/signing.md ---"
+	_, rest, ok := strings.Cut(string(server), begin)
+	code, _, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("docs/signing_server.py lacks the markers %q and %q around the signing code", begin, end)
+	}
+	if diff := cmp.Diff(extractPythonExample(t), code); diff != "" {
+		t.Errorf("the python block of docs/signing.md differs from the signing code of docs/signing_server.py (-doc +server):\n%s", diff)
 	}
 }
