@@ -70,6 +70,19 @@ func interopRequired() bool {
 	return os.Getenv("CI") == "true" || os.Getenv("MCPCTL_REQUIRE_INTEROP") == "1"
 }
 
+// python3Available reports whether python3 is on PATH, for the scripts
+// that run docs/signing_server.py; under CI (see interopRequired) its
+// absence is an error, not a skip.
+func python3Available() (bool, error) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		if interopRequired() {
+			return false, fmt.Errorf("python3 is required under CI (CI=true or MCPCTL_REQUIRE_INTEROP=1): %w", err)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
 func TestScript(t *testing.T) {
 	everything := everythingPath(t)
 	if everything == "" && interopRequired() {
@@ -102,6 +115,8 @@ func TestScript(t *testing.T) {
 				return everything != "", nil
 			case "tsmodules":
 				return tsModules != "", nil
+			case "python3":
+				return python3Available()
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
