@@ -53,7 +53,9 @@ func addCanonicalFlag(cmd *cobra.Command, form *string) {
 // addSignTimestampFlag registers --sign-timestamp, shared by call and sign request.
 func addSignTimestampFlag(cmd *cobra.Command, style *string) {
 	cmd.Flags().StringVar(style, "sign-timestamp", signing.TimestampRFC3339,
-		"How the request signature's timestamp is written: `rfc3339` (\"2025-06-18T09:30:00Z\") or unix (seconds as a float, like Python's time.time())")
+		"Write the request signature's timestamp as `rfc3339` or unix (seconds, like Python's time.time())")
+	_ = cmd.RegisterFlagCompletionFunc("sign-timestamp", cobra.FixedCompletions(
+		[]string{signing.TimestampRFC3339, signing.TimestampUnix}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // checkSignTimestamp refuses an unknown --sign-timestamp value as a usage error.
