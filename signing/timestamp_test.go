@@ -281,3 +281,30 @@ func TestSignAsUnix(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// FuzzSignatureTimestamp checks that any timestamp a signature object can
+// carry is read without panicking, judged by Time without panicking, and
+// written back exactly as it arrived.
+func FuzzSignatureTimestamp(f *testing.F) {
+	for _, s := range []string{`1750239000.1234567`, `1750239000`, `-0.0`, `1e308`, `1E-400`, `"2025-06-18T09:30:00Z"`, `"x"`, `null`, `true`, `[]`, `0.1e+1`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ts string) {
+		var sig Signature
+		if err := json.Unmarshal([]byte(`{"alg":"HMAC-SHA256","nonce":"n","timestamp":`+ts+`,"value":"v"}`), &sig); err != nil {
+			return
+		}
+		_, _ = sig.Time()
+		out, err := json.Marshal(sig)
+		if err != nil {
+			t.Fatalf("Marshal(%+v): %v", sig, err)
+		}
+		var again Signature
+		if err := json.Unmarshal(out, &again); err != nil || again != sig {
+			t.Fatalf("round trip of %q: %s -> %+v, %v", ts, out, again, err)
+		}
+		if _, err := sig.RequestPayload(FormPython, "t", nil); err != nil && sig.NumericTimestamp && !strings.Contains(err.Error(), "overflows") {
+			t.Fatalf("payload with timestamp %q: %v", ts, err)
+		}
+	})
+}
