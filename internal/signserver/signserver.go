@@ -172,6 +172,15 @@ func (s *signer) verifyRequest(params *mcp.CallToolParamsRaw) (string, error) {
 	sig, err := signatureOf(params.Meta)
 	if err == nil {
 		err = signing.VerifyRequest(s.opts.Key, s.opts.Form, params.Name, params.Arguments, sig, s.opts.Now(), s.opts.MaxSkew, s.nonces)
+		if errors.Is(err, signing.ErrValueMismatch) && sig.NumericTimestamp && !strings.ContainsAny(sig.Timestamp, ".eE") {
+			// The SDK hands _meta over decoded, and a float64 of whole
+			// seconds re-encodes without its fraction: a signer's
+			// 1750239000.0 arrives here as 1750239000. Try the spelling
+			// it may have had; a wrong signature still fails.
+			whole := *sig
+			whole.Timestamp += ".0"
+			err = signing.VerifyRequest(s.opts.Key, s.opts.Form, params.Name, params.Arguments, &whole, s.opts.Now(), s.opts.MaxSkew, s.nonces)
+		}
 	}
 	if err == nil {
 		return sig.Nonce, nil

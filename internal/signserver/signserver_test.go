@@ -266,3 +266,32 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeSecondUnixTimestamp checks a request signed with a numeric
+// timestamp at an exact second, spelled 1750239000.0 as Python's repr
+// spells it: the SDK's decoding loses the ".0", and the server still
+// verifies it, while a wrong signature of the same form is still refused.
+func TestWholeSecondUnixTimestamp(t *testing.T) {
+	now := time.Now().Truncate(time.Second)
+	for _, form := range []string{signing.FormJCS, signing.FormPython} {
+		w := serve(t, Options{Key: testKey, Form: form, Now: func() time.Time { return now }})
+		sig, err := signing.SignRequestAs(testKey, form, "", signing.TimestampUnix, "echo", json.RawMessage(`{"message":"hi"}`), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigJSON, _ := json.Marshal(sig)
+		if !strings.Contains(string(sigJSON), ".0,") && !strings.Contains(string(sigJSON), ".0}") {
+			t.Fatalf("signature %s: want a timestamp spelled with .0", sigJSON)
+		}
+		r := w.call("tools/call", fmt.Sprintf(`{"name":"echo","arguments":{"message":"hi"},"_meta":{"signature":%s}}`, sigJSON))
+		if r.Error != nil {
+			t.Errorf("%s: refused: %d %s", form, r.Error.Code, r.Error.Message)
+		}
+		sig.Value = strings.Repeat("0", len(sig.Value))
+		sig.Nonce = strings.Repeat("1", len(sig.Nonce))
+		sigJSON, _ = json.Marshal(sig)
+		if r := w.call("tools/call", fmt.Sprintf(`{"name":"echo","arguments":{"message":"hi"},"_meta":{"signature":%s}}`, sigJSON)); r.Error == nil {
+			t.Errorf("%s: a wrong signature was accepted", form)
+		}
+	}
+}
