@@ -4,41 +4,63 @@ import (
 	"bufio"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
 
 const (
 	columnGap = "  "
-	// flexFloor is the width the last, flexible column keeps before other
-	// columns give up width: a description cut to ten cells still says
-	// something, and names are what users type next.
-	flexFloor = 10
-	// columnFloor is the width other columns keep before every column is cut
-	// down further.
-	columnFloor = 8
-	ellipsis    = "…"
+	// wrapFloor is the width a wrapping column keeps before the terminal is
+	// too narrow for every column: ten-odd cells still hold a few words.
+	wrapFloor = 12
 )
 
-// Table writes rows under headers.
+// Column is one column of a table written by [Printer.Columns].
+type Column struct {
+	// Header is the column's heading, shown on a terminal.
+	Header string
+	// Whole keeps every cell of the column on one line and uncut on a
+	// terminal, however narrow: names, which users type next. Other
+	// columns wrap at word boundaries to make room.
+	Whole bool
+}
+
+// Table writes rows under headers: [Printer.Columns] with the first column
+// kept whole (the name) and the others wrapping.
+func (p *Printer) Table(headers []string, rows [][]string, empty string) error {
+	cols := make([]Column, len(headers))
+	for i, h := range headers {
+		cols[i] = Column{Header: h, Whole: i == 0}
+	}
+	if len(cols) == 0 {
+		cols = []Column{{Whole: true}}
+	}
+	return p.Columns(cols, rows, empty)
+}
+
+// Columns writes rows under the headers of cols.
 //
-// On a terminal the header row is bold, columns are aligned and the last
-// column (the flexible one, such as a description) is truncated with "…" so
-// that every line fits Width; other columns are cut only when that is not
-// enough. Newlines and tabs in cells become spaces and other control
-// characters are made visible ([Sanitize]), so a server cannot move the
-// cursor or recolour the terminal through a tool description, nor hide
-// text. When rows is empty, empty (if not "") is written to ErrOut, like
-// "No tools.".
+// On a terminal the header row is bold and columns are aligned. Nothing is
+// cut: when the table is wider than Width, Whole columns keep their full
+// width and the others share what is left, as evenly as their contents
+// allow (a column that needs less keeps less; ties go to the earlier
+// column), each wrapping its cells at word boundaries onto more lines; a
+// word longer than its column is broken. Only a line whose Whole columns
+// alone are wider than the terminal is wider than Width. Newlines and tabs
+// in cells become spaces and other control characters are made visible
+// ([Sanitize]), so a server cannot move the cursor or recolour the
+// terminal through a tool description, nor hide text. When rows is empty,
+// empty (if not "") is written to ErrOut, like "No tools.".
 //
-// When not a terminal there is no header, no truncation and no message:
-// each row is one line of tab-separated full values, with newlines and tabs
+// When not a terminal there is no header, no wrapping and no message: each
+// row is one line of tab-separated full values, with newlines and tabs
 // inside cells replaced by spaces so that lines and fields stay parseable;
-// cells are otherwise byte-exact, unless colour is forced on, which means a
-// terminal and sanitised cells.
+// cells are otherwise byte-exact, unless colour is forced on, which means
+// a terminal and sanitised cells.
 //
 // The error is the first error writing to Out (or ErrOut, for empty).
-func (p *Printer) Table(headers []string, rows [][]string, empty string) error {
+func (p *Printer) Columns(cols []Column, rows [][]string, empty string) error {
 	if !p.TTY {
 		return p.plainTable(rows)
 	}
@@ -49,7 +71,7 @@ func (p *Printer) Table(headers []string, rows [][]string, empty string) error {
 		}
 		return nil
 	}
-	return p.ttyTable(headers, rows)
+	return p.ttyTable(cols, rows)
 }
 
 func (p *Printer) plainTable(rows [][]string) error {
@@ -88,58 +110,84 @@ func ttyCell(s string) string {
 	return strings.TrimSpace(Sanitize(plainCell(s)))
 }
 
-func (p *Printer) ttyTable(headers []string, rows [][]string) error {
-	ncols := len(headers)
+func (p *Printer) ttyTable(cols []Column, rows [][]string) error {
+	ncols := len(cols)
 	for _, row := range rows {
 		ncols = max(ncols, len(row))
 	}
-	if ncols == 0 {
-		return nil
+	whole := make([]bool, ncols)
+	headers := make([]string, 0, ncols)
+	hasHeader := false
+	for i, c := range cols {
+		whole[i] = c.Whole
+		headers = append(headers, c.Header)
+		hasHeader = hasHeader || c.Header != ""
 	}
 	cells := make([][]string, 0, len(rows)+1)
-	if len(headers) > 0 {
+	if hasHeader {
 		cells = append(cells, padRow(headers, ncols))
 	}
 	for _, row := range rows {
 		cells = append(cells, padRow(row, ncols))
 	}
-	widths := make([]int, ncols)
+	natural := make([]int, ncols)
 	for _, row := range cells {
 		for i, c := range row {
-			widths[i] = max(widths[i], ansi.StringWidth(c))
+			natural[i] = max(natural[i], ansi.StringWidth(c))
 		}
 	}
+	widths := append([]int(nil), natural...)
 	if p.Width > 0 {
-		fitWidths(widths, p.Width-len(columnGap)*(ncols-1))
+		floors := make([]int, ncols)
+		for i := range floors {
+			floors[i] = natural[i]
+			if !whole[i] {
+				head := 0
+				if hasHeader {
+					head = ansi.StringWidth(cells[0][i])
+				}
+				floors[i] = min(natural[i], max(wrapFloor, head))
+			}
+		}
+		widths = fitWidths(natural, floors, whole, p.Width-len(columnGap)*(ncols-1))
 	}
 
 	st := p.styles()
 	w := bufio.NewWriter(p.out())
 	var line strings.Builder
+	wrapped := make([][]string, ncols)
 	for r, row := range cells {
-		line.Reset()
+		height := 1
 		for i, c := range row {
-			c = truncate(c, widths[i])
-			if i > 0 {
-				line.WriteString(columnGap)
-			}
-			if r == 0 && len(headers) > 0 {
-				line.WriteString(st.header.Render(c))
+			if whole[i] {
+				wrapped[i] = []string{c}
 			} else {
-				line.WriteString(c)
+				wrapped[i] = wrapWords(c, widths[i])
 			}
-			if i < ncols-1 {
-				line.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)))
+			height = max(height, len(wrapped[i]))
+		}
+		for l := range height {
+			line.Reset()
+			for i := range row {
+				c := ""
+				if l < len(wrapped[i]) {
+					c = wrapped[i][l]
+				}
+				if i > 0 {
+					line.WriteString(columnGap)
+				}
+				if r == 0 && hasHeader {
+					line.WriteString(st.header.Render(c))
+				} else {
+					line.WriteString(c)
+				}
+				if i < ncols-1 {
+					line.WriteString(strings.Repeat(" ", max(0, widths[i]-ansi.StringWidth(c))))
+				}
 			}
+			w.WriteString(strings.TrimRight(line.String(), " "))
+			w.WriteByte('\n')
 		}
-		s := strings.TrimRight(line.String(), " ")
-		if p.Width > 0 && ansi.StringWidth(s) > p.Width {
-			// Only when the terminal is narrower than the gaps and the
-			// minimal columns together.
-			s = ansi.Truncate(s, p.Width, ellipsis)
-		}
-		w.WriteString(s)
-		w.WriteByte('\n')
 	}
 	return w.Flush()
 }
@@ -154,54 +202,108 @@ func padRow(row []string, n int) []string {
 	return out
 }
 
-// fitWidths shrinks column widths in place until they sum to at most avail:
-// first the last column down to flexFloor, then the widest other columns
-// down to columnFloor, then all columns down to one cell.
-func fitWidths(widths []int, avail int) {
+// fitWidths returns column widths summing to at most avail where that is
+// possible. Whole columns keep their natural width. The others start at
+// their floor; what is left goes one cell at a time to the narrowest
+// column still below its natural width (the earlier one on a tie), so that
+// a column needing little keeps little and the rest share evenly. When
+// even the floors do not fit, the widest wrapping columns give up cells,
+// down to one each.
+func fitWidths(natural, floors []int, whole []bool, avail int) []int {
+	widths := make([]int, len(natural))
 	total := 0
-	for _, w := range widths {
-		total += w
+	for _, n := range natural {
+		total += n
 	}
-	over := total - avail
-	if over <= 0 {
-		return
+	if total <= avail {
+		return append(widths[:0], natural...)
 	}
-	last := len(widths) - 1
-	cut := min(over, widths[last]-min(widths[last], flexFloor))
-	widths[last] -= cut
-	over -= cut
-	for _, floor := range []int{columnFloor, 1} {
-		for over > 0 {
-			// Take from the widest column that is still above the floor,
-			// one cell at a time, so that wide columns even out.
-			widest := -1
-			for i, w := range widths {
-				f := floor
-				if i == last && floor > 1 {
-					f = min(widths[last], flexFloor)
-				}
-				if w > f && (widest < 0 || w > widths[widest]) {
-					widest = i
-				}
-			}
-			if widest < 0 {
-				break
-			}
-			widths[widest]--
-			over--
+	used := 0
+	for i := range widths {
+		widths[i] = floors[i]
+		if whole[i] {
+			widths[i] = natural[i]
 		}
+		used += widths[i]
 	}
+	for used < avail {
+		best := -1
+		for i, w := range widths {
+			if !whole[i] && w < natural[i] && (best < 0 || w < widths[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		widths[best]++
+		used++
+	}
+	for used > avail {
+		widest := -1
+		for i, w := range widths {
+			if !whole[i] && w > 1 && (widest < 0 || w > widths[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		widths[widest]--
+		used--
+	}
+	return widths
 }
 
-// truncate cuts s to at most width cells, ending in "…" when cut. Widths are
-// measured in terminal cells (grapheme clusters, wide East Asian characters
-// and emoji count two).
-func truncate(s string, width int) string {
+// wrapWords breaks s into lines of at most width cells at spaces; a word
+// wider than width is broken where it must be. Widths are measured in
+// terminal cells (grapheme clusters, wide East Asian characters and emoji
+// count two). An empty s is no lines.
+func wrapWords(s string, width int) []string {
+	if s == "" {
+		return nil
+	}
+	width = max(width, 1)
 	if ansi.StringWidth(s) <= width {
-		return s
+		return []string{s}
 	}
-	if width <= 0 {
-		return ""
+	var lines []string
+	var cur strings.Builder
+	curW := 0
+	for _, word := range strings.Fields(s) {
+		ww := ansi.StringWidth(word)
+		if curW > 0 && curW+1+ww <= width {
+			cur.WriteByte(' ')
+			cur.WriteString(word)
+			curW += 1 + ww
+			continue
+		}
+		if curW > 0 {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			curW = 0
+		}
+		for ww > width {
+			head := ansi.Truncate(word, width, "")
+			if head == "" { // a character wider than the column
+				head = firstGrapheme(word)
+			}
+			lines = append(lines, head)
+			word = word[len(head):]
+			ww = ansi.StringWidth(word)
+		}
+		cur.WriteString(word)
+		curW = ww
 	}
-	return ansi.Truncate(s, width, ellipsis)
+	if curW > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}
+
+// firstGrapheme is the first character of s; a column narrower than
+// one wide character still gets it, so the loop ends.
+func firstGrapheme(s string) string {
+	_, n := utf8.DecodeRuneInString(s)
+	return s[:max(n, 1)]
 }
