@@ -188,10 +188,11 @@ func printTools(p *render.Printer, tools []client.Tool, long bool) error {
 
 // nameTable writes tools or prompts: NAME, TITLE, ARGS, DESCRIPTION. On a
 // terminal the name is never cut, a title that only restates the name is
-// left out, and so is the TITLE column when no title is left; piped, every
-// row keeps all four fields.
+// left out, and so is the TITLE column when no title is left or the
+// description would be cramped beside it (list -l shows titles); piped,
+// every row keeps all four fields.
 func nameTable(p *render.Printer, rows [][]string, empty string) error {
-	cols := []render.Column{{Header: "NAME", Whole: true}, {Header: "TITLE"}, {Header: "ARGS"}, {Header: "DESCRIPTION"}}
+	cols := []render.Column{{Header: "NAME", Whole: true}, {Header: "TITLE", Optional: true}, {Header: "ARGS"}, {Header: "DESCRIPTION"}}
 	if !p.TTY {
 		return p.Columns(cols, rows, empty)
 	}
@@ -228,7 +229,7 @@ func printResources(p *render.Printer, resources []client.Resource, long bool) e
 	for _, r := range resources {
 		rows = append(rows, []string{r.URI, r.Name, r.MIMEType, r.Description})
 	}
-	return p.Columns([]render.Column{{Header: "URI", Whole: true}, {Header: "NAME"}, {Header: "MIME TYPE"}, {Header: "DESCRIPTION"}}, rows, "No resources.")
+	return p.Columns([]render.Column{{Header: "URI", Whole: true}, {Header: "NAME", Optional: true}, {Header: "MIME TYPE", Optional: true}, {Header: "DESCRIPTION"}}, rows, "No resources.")
 }
 
 func printTemplates(p *render.Printer, templates []client.ResourceTemplate, long bool) error {
@@ -239,7 +240,7 @@ func printTemplates(p *render.Printer, templates []client.ResourceTemplate, long
 	for _, t := range templates {
 		rows = append(rows, []string{t.URITemplate, t.Name, t.MIMEType, t.Description})
 	}
-	return p.Columns([]render.Column{{Header: "URI TEMPLATE", Whole: true}, {Header: "NAME"}, {Header: "MIME TYPE"}, {Header: "DESCRIPTION"}}, rows, "No resource templates.")
+	return p.Columns([]render.Column{{Header: "URI TEMPLATE", Whole: true}, {Header: "NAME", Optional: true}, {Header: "MIME TYPE", Optional: true}, {Header: "DESCRIPTION"}}, rows, "No resource templates.")
 }
 
 func printPrompts(p *render.Printer, prompts []client.Prompt, long bool) error {

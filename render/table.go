@@ -14,6 +14,14 @@ const (
 	// wrapFloor is the width a wrapping column keeps before the terminal is
 	// too narrow for every column: ten-odd cells still hold a few words.
 	wrapFloor = 12
+	// wordFloor caps how much of its longest word a wrapping column keeps
+	// whole before other columns give up width: an argument such as
+	// includeImage?:boolean stays on one line, a long URL in a description
+	// does not hold the table hostage.
+	wordFloor = 32
+	// comfortWidth is the width below which the last wrapping column (the
+	// description) is too cramped to keep optional columns beside it.
+	comfortWidth = 30
 )
 
 // Column is one column of a table written by [Printer.Columns].
@@ -24,6 +32,11 @@ type Column struct {
 	// terminal, however narrow: names, which users type next. Other
 	// columns wrap at word boundaries to make room.
 	Whole bool
+	// Optional columns are left out on a terminal, the rightmost first,
+	// while the last wrapping column would otherwise be narrower than
+	// comfortWidth cells (or its contents): secondary details such as a
+	// title, which list -l shows in full.
+	Optional bool
 }
 
 // Table writes rows under headers: [Printer.Columns] with the first column
@@ -115,41 +128,40 @@ func (p *Printer) ttyTable(cols []Column, rows [][]string) error {
 	for _, row := range rows {
 		ncols = max(ncols, len(row))
 	}
-	whole := make([]bool, ncols)
-	headers := make([]string, 0, ncols)
+	cols = append(cols[:len(cols):len(cols)], make([]Column, ncols-len(cols))...)
 	hasHeader := false
-	for i, c := range cols {
-		whole[i] = c.Whole
-		headers = append(headers, c.Header)
+	for _, c := range cols {
 		hasHeader = hasHeader || c.Header != ""
 	}
 	cells := make([][]string, 0, len(rows)+1)
 	if hasHeader {
+		headers := make([]string, ncols)
+		for i, c := range cols {
+			headers[i] = c.Header
+		}
 		cells = append(cells, padRow(headers, ncols))
 	}
 	for _, row := range rows {
 		cells = append(cells, padRow(row, ncols))
 	}
-	natural := make([]int, ncols)
-	for _, row := range cells {
-		for i, c := range row {
-			natural[i] = max(natural[i], ansi.StringWidth(c))
-		}
-	}
-	widths := append([]int(nil), natural...)
-	if p.Width > 0 {
-		floors := make([]int, ncols)
-		for i := range floors {
-			floors[i] = natural[i]
-			if !whole[i] {
-				head := 0
-				if hasHeader {
-					head = ansi.StringWidth(cells[0][i])
-				}
-				floors[i] = min(natural[i], max(wrapFloor, head))
+	widths := layout(cols, cells, hasHeader, p.Width)
+	for widths == nil {
+		drop := -1
+		for i, c := range cols {
+			if c.Optional {
+				drop = i
 			}
 		}
-		widths = fitWidths(natural, floors, whole, p.Width-len(columnGap)*(ncols-1))
+		cols = append(cols[:drop:drop], cols[drop+1:]...)
+		for r, row := range cells {
+			cells[r] = append(row[:drop:drop], row[drop+1:]...)
+		}
+		widths = layout(cols, cells, hasHeader, p.Width)
+	}
+	ncols = len(cols)
+	whole := make([]bool, ncols)
+	for i, c := range cols {
+		whole[i] = c.Whole
 	}
 
 	st := p.styles()
@@ -192,6 +204,49 @@ func (p *Printer) ttyTable(cols []Column, rows [][]string) error {
 	return w.Flush()
 }
 
+// layout returns the widths of the columns in a terminal width wide, or
+// nil when an optional column should be left out first.
+func layout(cols []Column, cells [][]string, hasHeader bool, width int) []int {
+	ncols := len(cols)
+	natural := make([]int, ncols)
+	longest := make([]int, ncols)
+	for r, row := range cells {
+		for i, c := range row {
+			natural[i] = max(natural[i], ansi.StringWidth(c))
+			if r > 0 || !hasHeader {
+				for _, word := range strings.Fields(c) {
+					longest[i] = max(longest[i], ansi.StringWidth(word))
+				}
+			}
+		}
+	}
+	if width <= 0 {
+		return natural
+	}
+	whole := make([]bool, ncols)
+	floors := make([]int, ncols)
+	flex := -1
+	optional := false
+	for i, c := range cols {
+		whole[i] = c.Whole
+		optional = optional || c.Optional
+		floors[i] = natural[i]
+		if !c.Whole {
+			head := 0
+			if hasHeader {
+				head = ansi.StringWidth(cells[0][i])
+			}
+			floors[i] = min(natural[i], max(wrapFloor, head, min(longest[i], wordFloor)))
+			flex = i
+		}
+	}
+	widths := fitWidths(natural, floors, whole, flex, width-len(columnGap)*(ncols-1))
+	if optional && flex >= 0 && widths[flex] < min(natural[flex], comfortWidth) {
+		return nil
+	}
+	return widths
+}
+
 func padRow(row []string, n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -204,12 +259,13 @@ func padRow(row []string, n int) []string {
 
 // fitWidths returns column widths summing to at most avail where that is
 // possible. Whole columns keep their natural width. The others start at
-// their floor; what is left goes one cell at a time to the narrowest
-// column still below its natural width (the earlier one on a tie), so that
-// a column needing little keeps little and the rest share evenly. When
-// even the floors do not fit, the widest wrapping columns give up cells,
-// down to one each.
-func fitWidths(natural, floors []int, whole []bool, avail int) []int {
+// their floor; what is left goes one cell at a time to the column still
+// below its natural width that is narrowest for its weight (the earlier
+// one on a tie), the flex column (the description) weighing two, so that a
+// column needing little keeps little and the rest share. When even the
+// floors do not fit, the widest wrapping columns give up cells, down to
+// one each.
+func fitWidths(natural, floors []int, whole []bool, flex, avail int) []int {
 	widths := make([]int, len(natural))
 	total := 0
 	for _, n := range natural {
@@ -226,10 +282,16 @@ func fitWidths(natural, floors []int, whole []bool, avail int) []int {
 		}
 		used += widths[i]
 	}
+	weight := func(i int) int {
+		if i == flex {
+			return 1
+		}
+		return 2
+	}
 	for used < avail {
 		best := -1
 		for i, w := range widths {
-			if !whole[i] && w < natural[i] && (best < 0 || w < widths[best]) {
+			if !whole[i] && w < natural[i] && (best < 0 || w*weight(i) < widths[best]*weight(best)) {
 				best = i
 			}
 		}

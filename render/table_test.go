@@ -195,6 +195,7 @@ func TestTableTTYNoWidthLimit(t *testing.T) {
 }
 
 func TestFitWidths(t *testing.T) {
+	wrap3 := []bool{true, false, false}
 	tests := []struct {
 		name    string
 		natural []int
@@ -203,21 +204,44 @@ func TestFitWidths(t *testing.T) {
 		avail   int
 		want    []int
 	}{
-		{"fits", []int{4, 5, 10}, []int{4, 5, 10}, []bool{true, false, false}, 19, []int{4, 5, 10}},
-		{"short column keeps its width, long one takes the rest", []int{4, 5, 30}, []int{4, 5, 12}, []bool{true, false, false}, 19, []int{4, 5, 10}},
-		{"whole column is never narrowed", []int{24, 18, 60}, []int{24, 12, 12}, []bool{true, false, false}, 50, []int{24, 13, 13}},
-		{"needy columns share evenly", []int{10, 40, 60}, []int{10, 12, 12}, []bool{true, false, false}, 50, []int{10, 20, 20}},
-		{"a column needing little keeps little", []int{10, 16, 60}, []int{10, 12, 12}, []bool{true, false, false}, 50, []int{10, 16, 24}},
-		{"below the floors the widest gives", []int{20, 20, 30}, []int{20, 12, 12}, []bool{true, false, false}, 24, []int{20, 2, 2}},
+		{"fits", []int{4, 5, 10}, []int{4, 5, 10}, wrap3, 19, []int{4, 5, 10}},
+		{"below the floors the widest gives first", []int{4, 5, 30}, []int{4, 5, 12}, wrap3, 19, []int{4, 5, 10}},
+		{"whole column is never narrowed, the description grows first", []int{24, 18, 60}, []int{24, 12, 12}, wrap3, 50, []int{24, 12, 14}},
+		{"the description gets twice the share", []int{10, 40, 60}, []int{10, 12, 12}, wrap3, 50, []int{10, 14, 26}},
+		{"a column needing little keeps little", []int{10, 13, 60}, []int{10, 12, 12}, wrap3, 50, []int{10, 13, 27}},
+		{"wide enough: all natural", []int{10, 40, 60}, []int{10, 12, 12}, wrap3, 110, []int{10, 40, 60}},
+		{"the rest goes to the description", []int{10, 40, 200}, []int{10, 12, 12}, wrap3, 196, []int{10, 40, 146}},
+		{"below the floors the widest wrapping column gives", []int{20, 20, 30}, []int{20, 12, 12}, wrap3, 24, []int{20, 2, 2}},
 		{"nothing left", []int{3, 3}, []int{3, 3}, []bool{true, false}, 0, []int{3, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fitWidths(tt.natural, tt.floors, tt.whole, tt.avail)
+			got := fitWidths(tt.natural, tt.floors, tt.whole, len(tt.natural)-1, tt.avail)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("fitWidths(%v, %v, %d) (-want +got):\n%s", tt.natural, tt.floors, tt.avail, diff)
 			}
 		})
+	}
+}
+
+func TestColumnsOptionalLeftOutWhenCramped(t *testing.T) {
+	cols := []Column{{Header: "NAME", Whole: true}, {Header: "TITLE", Optional: true}, {Header: "DESCRIPTION"}}
+	rows := [][]string{{"toggle-simulated-logging", "Turn logging on or off", "Toggles simulated, random-leveled logging on or off."}}
+	for _, tt := range []struct {
+		width     int
+		wantTitle bool
+	}{{60, false}, {120, true}} {
+		var out bytes.Buffer
+		p := &Printer{Out: &out, TTY: true, Width: tt.width}
+		if err := p.Columns(cols, rows, ""); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out.String(), "TITLE"); got != tt.wantTitle {
+			t.Errorf("width %d: TITLE shown = %v, want %v:\n%s", tt.width, got, tt.wantTitle, out.String())
+		}
+		if !strings.Contains(out.String(), "toggle-simulated-logging") {
+			t.Errorf("width %d: name cut:\n%s", tt.width, out.String())
+		}
 	}
 }
 
