@@ -59,8 +59,9 @@ func (p *Printer) Table(headers []string, rows [][]string, empty string) error {
 // width and the others share what is left, as evenly as their contents
 // allow (a column that needs less keeps less; ties go to the earlier
 // column), each wrapping its cells at word boundaries onto more lines; a
-// word longer than its column is broken. Only a line whose Whole columns
-// alone are wider than the terminal is wider than Width. Newlines and tabs
+// word longer than its column is broken. A wrapping column keeps at least
+// wrapFloor (12) cells, or what its cells need; only a line whose Whole
+// columns and those floors do not fit is wider than Width. Newlines and tabs
 // in cells become spaces and other control characters are made visible
 // ([Sanitize]), so a server cannot move the cursor or recolour the
 // terminal through a tool description, nor hide text. When rows is empty,
@@ -264,7 +265,8 @@ func padRow(row []string, n int) []string {
 // one on a tie), the flex column (the description) weighing two, so that a
 // column needing little keeps little and the rest share. When even the
 // floors do not fit, the widest wrapping columns give up cells, down to
-// one each.
+// wrapFloor cells each (or their contents): a line wider than the
+// terminal, which wraps it, reads better than a column one cell wide.
 func fitWidths(natural, floors []int, whole []bool, flex, avail int) []int {
 	widths := make([]int, len(natural))
 	total := 0
@@ -304,7 +306,7 @@ func fitWidths(natural, floors []int, whole []bool, flex, avail int) []int {
 	for used > avail {
 		widest := -1
 		for i, w := range widths {
-			if !whole[i] && w > 1 && (widest < 0 || w > widths[widest]) {
+			if !whole[i] && w > min(natural[i], wrapFloor) && (widest < 0 || w > widths[widest]) {
 				widest = i
 			}
 		}

@@ -97,9 +97,8 @@ func TestTableTTYFitsWidth(t *testing.T) {
 			}
 			got := out.String()
 			// Names stay whole, so only a terminal narrower than the names
-			// and the other columns' floors gets wider lines: one cell per
-			// wrapping column, two for a wide character.
-			limit := max(width, nameWidth+2*len(columnGap)+2*2)
+			// and the other columns' floors gets wider lines.
+			limit := max(width, nameWidth+2*len(columnGap)+2*wrapFloor)
 			for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
 				if w := lipgloss.Width(line); w > limit {
 					t.Errorf("color=%v width=%d: line is %d cells wide: %q", color, width, w, line)
@@ -205,14 +204,15 @@ func TestFitWidths(t *testing.T) {
 		want    []int
 	}{
 		{"fits", []int{4, 5, 10}, []int{4, 5, 10}, wrap3, 19, []int{4, 5, 10}},
-		{"below the floors the widest gives first", []int{4, 5, 30}, []int{4, 5, 12}, wrap3, 19, []int{4, 5, 10}},
+		{"a short column is not widened past its contents", []int{4, 5, 30}, []int{4, 5, 12}, wrap3, 19, []int{4, 5, 12}},
 		{"whole column is never narrowed, the description grows first", []int{24, 18, 60}, []int{24, 12, 12}, wrap3, 50, []int{24, 12, 14}},
 		{"the description gets twice the share", []int{10, 40, 60}, []int{10, 12, 12}, wrap3, 50, []int{10, 14, 26}},
 		{"a column needing little keeps little", []int{10, 13, 60}, []int{10, 12, 12}, wrap3, 50, []int{10, 13, 27}},
 		{"wide enough: all natural", []int{10, 40, 60}, []int{10, 12, 12}, wrap3, 110, []int{10, 40, 60}},
 		{"the rest goes to the description", []int{10, 40, 200}, []int{10, 12, 12}, wrap3, 196, []int{10, 40, 146}},
-		{"below the floors the widest wrapping column gives", []int{20, 20, 30}, []int{20, 12, 12}, wrap3, 24, []int{20, 2, 2}},
-		{"nothing left", []int{3, 3}, []int{3, 3}, []bool{true, false}, 0, []int{3, 1}},
+		{"below the floors the widest wrapping column gives", []int{20, 20, 30}, []int{20, 14, 16}, wrap3, 44, []int{20, 12, 12}},
+		{"never below wrapFloor", []int{20, 20, 30}, []int{20, 12, 12}, wrap3, 24, []int{20, 12, 12}},
+		{"nothing left", []int{3, 3}, []int{3, 3}, []bool{true, false}, 0, []int{3, 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
