@@ -320,7 +320,8 @@ func fitWidths(natural, floors []int, whole []bool, flex, avail int) []int {
 }
 
 // wrapWords breaks s into lines of at most width cells at spaces; a word
-// wider than width is broken where it must be. Widths are measured in
+// wider than width is broken after its last separator that fits (/ - _ .
+// , :), else where it must be. Widths are measured in
 // terminal cells (grapheme clusters, wide East Asian characters and emoji
 // count two). An empty s is no lines.
 func wrapWords(s string, width int) []string {
@@ -351,6 +352,9 @@ func wrapWords(s string, width int) []string {
 			head := ansi.Truncate(word, width, "")
 			if head == "" { // a character wider than the column
 				head = firstGrapheme(word)
+			} else if i := strings.LastIndexAny(head[:len(head)-1], "/-_.,:"); i > 0 {
+				// A path, URL or identifier breaks after a separator.
+				head = head[:i+1]
 			}
 			lines = append(lines, head)
 			word = word[len(head):]

@@ -255,6 +255,7 @@ func TestWrapWords(t *testing.T) {
 		{"fits", 10, []string{"fits"}},
 		{"a b c d e", 3, []string{"a b", "c d", "e"}},
 		{"one supercalifragilistic word", 8, []string{"one", "supercal", "ifragili", "stic", "word"}},
+		{"see ~/.config/Claude/claude_desktop_config.json", 16, []string{"see", "~/.config/", "Claude/claude_", "desktop_config.", "json"}},
 		{"日本語の説明", 5, []string{"日本", "語の", "説明"}},
 		{"日本", 1, []string{"日", "本"}},
 	}
