@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 		"authserver":  func() { os.Exit(authserver.Main()) },
 		"oauthfollow": func() { os.Exit(authserver.FollowMain()) },
 		"rsslaunch":   func() { os.Exit(rssLaunch(os.Args[1:])) },
+		"ttyrun":      func() { os.Exit(ttyRun(os.Args[1:])) },
 	})
 }
 

@@ -143,7 +143,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	if init.Instructions != "" {
 		fmt.Fprintln(p.Out)
 		fmt.Fprintln(p.Out, p.Heading("Instructions"))
-		fmt.Fprintln(p.Out, p.Untrusted(strings.TrimRight(init.Instructions, "\n")))
+		fmt.Fprintln(p.Out, p.Wrap(p.Untrusted(strings.TrimRight(init.Instructions, "\n"))))
 	}
 	return nil
 }

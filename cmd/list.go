@@ -181,9 +181,44 @@ func printTools(p *render.Printer, tools []client.Tool, long bool) error {
 		if title == "" && t.Annotations != nil {
 			title = t.Annotations.Title
 		}
-		rows = append(rows, []string{t.Name, title, requiredArgs(t.InputSchema), t.Description})
+		rows = append(rows, []string{t.Name, title, toolArgs(t.InputSchema, argSep(p)), t.Description})
 	}
-	return p.Table([]string{"NAME", "TITLE", "REQUIRED ARGS", "DESCRIPTION"}, rows, "No tools.")
+	return nameTable(p, rows, "No tools.")
+}
+
+// nameTable writes tools or prompts: NAME, TITLE, ARGS, DESCRIPTION. On a
+// terminal the name is never cut, a title that only restates the name is
+// left out, and so is the TITLE column when no title is left or the
+// description would be cramped beside it (list -l shows titles); piped,
+// every row keeps all four fields.
+func nameTable(p *render.Printer, rows [][]string, empty string) error {
+	cols := []render.Column{{Header: "NAME", Whole: true}, {Header: "TITLE", Optional: true}, {Header: "ARGS"}, {Header: "DESCRIPTION"}}
+	if !p.TTY {
+		return p.Columns(cols, rows, empty)
+	}
+	titled := false
+	for _, r := range rows {
+		if render.TitleRestatesName(r[1], r[0]) {
+			r[1] = ""
+		}
+		titled = titled || r[1] != ""
+	}
+	if !titled {
+		cols = append(cols[:1], cols[2:]...)
+		for i, r := range rows {
+			rows[i] = append(r[:1], r[2:]...)
+		}
+	}
+	return p.Columns(cols, rows, empty)
+}
+
+// argSep separates arguments: with a space on a terminal, so that a long
+// list wraps between two arguments; piped, without.
+func argSep(p *render.Printer) string {
+	if p.TTY {
+		return ", "
+	}
+	return ","
 }
 
 func printResources(p *render.Printer, resources []client.Resource, long bool) error {
@@ -194,7 +229,7 @@ func printResources(p *render.Printer, resources []client.Resource, long bool) e
 	for _, r := range resources {
 		rows = append(rows, []string{r.URI, r.Name, r.MIMEType, r.Description})
 	}
-	return p.Table([]string{"URI", "NAME", "MIME TYPE", "DESCRIPTION"}, rows, "No resources.")
+	return p.Columns([]render.Column{{Header: "URI", Whole: true}, {Header: "NAME", Optional: true}, {Header: "MIME TYPE", Optional: true}, {Header: "DESCRIPTION"}}, rows, "No resources.")
 }
 
 func printTemplates(p *render.Printer, templates []client.ResourceTemplate, long bool) error {
@@ -205,7 +240,7 @@ func printTemplates(p *render.Printer, templates []client.ResourceTemplate, long
 	for _, t := range templates {
 		rows = append(rows, []string{t.URITemplate, t.Name, t.MIMEType, t.Description})
 	}
-	return p.Table([]string{"URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"}, rows, "No resource templates.")
+	return p.Columns([]render.Column{{Header: "URI TEMPLATE", Whole: true}, {Header: "NAME", Optional: true}, {Header: "MIME TYPE", Optional: true}, {Header: "DESCRIPTION"}}, rows, "No resource templates.")
 }
 
 func printPrompts(p *render.Printer, prompts []client.Prompt, long bool) error {
@@ -214,30 +249,40 @@ func printPrompts(p *render.Printer, prompts []client.Prompt, long bool) error {
 	}
 	rows := make([][]string, 0, len(prompts))
 	for _, pr := range prompts {
-		var req []string
+		var args []string
 		for _, a := range pr.Arguments {
-			if a.Required {
-				req = append(req, a.Name)
-			}
+			args = append(args, argName(a.Name, "", a.Required))
 		}
-		rows = append(rows, []string{pr.Name, pr.Title, strings.Join(req, ","), pr.Description})
+		rows = append(rows, []string{pr.Name, pr.Title, strings.Join(args, argSep(p)), pr.Description})
 	}
-	return p.Table([]string{"NAME", "TITLE", "REQUIRED ARGS", "DESCRIPTION"}, rows, "No prompts.")
+	return nameTable(p, rows, "No prompts.")
 }
 
-// requiredArgs names a tool's required arguments with their types.
-func requiredArgs(inputSchema []byte) string {
+// toolArgs names a tool's arguments with their types, in the schema's
+// order, the optional ones marked: "city:string, days?:integer".
+func toolArgs(inputSchema []byte, sep string) string {
 	props, err := schema.Properties(inputSchema)
 	if err != nil {
 		return "?"
 	}
-	var req []string
+	args := make([]string, 0, len(props))
 	for _, pr := range props {
-		if pr.Required {
-			req = append(req, pr.Name+":"+pr.Type)
-		}
+		args = append(args, argName(pr.Name, pr.Type, pr.Required))
 	}
-	return strings.Join(req, ",")
+	return strings.Join(args, sep)
+}
+
+// argName is one argument as the list shows it: "days?:integer" for an
+// optional one, "city:string" for a required one, without the type when
+// there is none (prompt arguments are strings).
+func argName(name, typ string, required bool) string {
+	if !required {
+		name += "?"
+	}
+	if typ != "" {
+		name += ":" + typ
+	}
+	return name
 }
 
 // nonNil makes empty lists print as [] rather than null.

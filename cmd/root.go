@@ -248,6 +248,7 @@ else the built-in defaults.
 		}
 	}
 	registerCompletions(root, f)
+	wrapHelp(root, f.IOStreams.TerminalWidth())
 	return root
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/config"
+	"github.com/mcpctl/mcpctl/render"
 )
 
 // ServersOptions are the options of `mcpctl servers` (the list).
@@ -147,7 +148,9 @@ func serversRun(opts *ServersOptions) error {
 		}
 		rows = append(rows, []string{name, file, e.Kind, e.Target})
 	}
-	return p.Table([]string{"NAME", "SOURCE", "KIND", "TARGET"}, rows, "No named servers: add one with mcpctl servers add, or define one in an editor's MCP file.")
+	// The file is whole so it can be opened; the target wraps.
+	cols := []render.Column{{Header: "NAME", Whole: true}, {Header: "SOURCE", Whole: true}, {Header: "KIND", Whole: true}, {Header: "TARGET"}}
+	return p.Columns(cols, rows, "No named servers: add one with mcpctl servers add, or define one in an editor's MCP file.")
 }
 
 // target is the command line or URL of a server for lists, with URLs (also

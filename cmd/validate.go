@@ -3,7 +3,9 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -249,19 +251,45 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 	return nil
 }
 
-// printFindings writes the findings as a table. A terminal leaves out the
-// spec reference, which -o json and piped output carry, so that messages
-// keep their width.
+// printFindings writes the findings as a table. On a terminal the rule
+// and subject keep their width, the message wraps, and the spec reference
+// becomes a numbered footnote under the table ("has a space [1]"), so
+// that messages stay readable at 80 columns; piped, it is the fifth field
+// of each line, and -o json carries it too.
 func printFindings(p *render.Printer, findings []lint.Finding) error {
 	rows := make([][]string, 0, len(findings))
+	var notes []string
+	noteOf := map[string]int{}
 	for _, fd := range findings {
 		row := []string{string(fd.Severity), fd.RuleID, fd.Subject, fd.Message}
-		if !p.TTY {
+		switch {
+		case !p.TTY:
 			row = append(row, fd.SpecRef)
+		case fd.SpecRef != "":
+			n, ok := noteOf[fd.SpecRef]
+			if !ok {
+				notes = append(notes, fd.SpecRef)
+				n = len(notes)
+				noteOf[fd.SpecRef] = n
+			}
+			row[3] += fmt.Sprintf(" [%d]", n)
 		}
 		rows = append(rows, row)
 	}
-	return p.Table([]string{"SEVERITY", "RULE", "SUBJECT", "MESSAGE"}, rows, "No findings.")
+	cols := []render.Column{{Header: "SEVERITY", Whole: true}, {Header: "RULE", Whole: true}, {Header: "SUBJECT"}, {Header: "MESSAGE"}}
+	if err := p.Columns(cols, rows, "No findings."); err != nil {
+		return err
+	}
+	if len(notes) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	for i, ref := range notes {
+		fmt.Fprintf(&b, "[%d] %s\n", i+1, ref)
+	}
+	_, err := io.WriteString(p.Out, b.String())
+	return err
 }
 
 func plural(n int, one, many string) string {

@@ -137,9 +137,15 @@ func TestPrintFindings(t *testing.T) {
 	if err := printFindings(&render.Printer{Out: &tty, TTY: true, Width: 100}, findings); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSuffix(tty.String(), "\n"), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], "SEVERITY") || !strings.Contains(lines[1], "has a space") || strings.Contains(tty.String(), "docs/") {
-		t.Errorf("terminal table:\n%s", tty.String())
+	wantTTY := "" +
+		"SEVERITY  RULE                 SUBJECT     MESSAGE\n" +
+		"error     tool-name-invalid    tool \"a b\"  has a space [1]\n" +
+		"warning   description-missing  tool \"c\"    no description [2]\n" +
+		"\n" +
+		"[1] docs/x.mdx#y\n" +
+		"[2] docs/z.mdx\n"
+	if diff := cmp.Diff(wantTTY, tty.String()); diff != "" {
+		t.Errorf("terminal (-want +got):\n%s", diff)
 	}
 	var empty, emptyErr bytes.Buffer
 	if err := printFindings(&render.Printer{Out: &empty, ErrOut: &emptyErr, TTY: true}, nil); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mcpctl/mcpctl/client"
 )
@@ -19,7 +20,7 @@ import (
 // all six columns, tab-separated.
 func (p *Printer) DescribeTool(t *client.Tool) error {
 	fields := [][2]string{{"Name", t.Name}}
-	if title := t.DisplayName(); title != t.Name {
+	if title := t.DisplayName(); title != t.Name && !TitleRestatesName(title, t.Name) {
 		fields = append(fields, [2]string{"Title", title})
 	}
 	if t.Description != "" {
@@ -164,7 +165,7 @@ func taskSupportWords(ts string) string {
 // description, and a table of its arguments (name, required, description).
 func (p *Printer) DescribePrompt(pr *client.Prompt) error {
 	fields := [][2]string{{"Name", pr.Name}}
-	if pr.Title != "" {
+	if pr.Title != "" && !TitleRestatesName(pr.Title, pr.Name) {
 		fields = append(fields, [2]string{"Title", pr.Title})
 	}
 	if pr.Description != "" {
@@ -201,7 +202,7 @@ func (p *Printer) DescribePrompt(pr *client.Prompt) error {
 // title, description, MIME type, size and annotations.
 func (p *Printer) DescribeResource(r *client.Resource) error {
 	fields := [][2]string{{"URI", r.URI}, {"Name", r.Name}}
-	fields = appendCommon(fields, r.Title, r.Description, r.MIMEType)
+	fields = appendCommon(fields, distinctTitle(r.Title, r.Name), r.Description, r.MIMEType)
 	if r.Size != nil {
 		fields = append(fields, [2]string{"Size", SizeWords(*r.Size)})
 	}
@@ -220,11 +221,19 @@ func (p *Printer) DescribeTemplate(t *client.ResourceTemplate) error {
 		fields = append(fields, [2]string{"Variables", strings.Join(vars, ", ")})
 	}
 	fields = append(fields, [2]string{"Name", t.Name})
-	fields = appendCommon(fields, t.Title, t.Description, t.MIMEType)
+	fields = appendCommon(fields, distinctTitle(t.Title, t.Name), t.Description, t.MIMEType)
 	if a := resourceAnnotations(t.Raw); a != "" {
 		fields = append(fields, [2]string{"Annotations", a})
 	}
 	return p.Fields(fields)
+}
+
+// distinctTitle is title, or "" when it only restates name.
+func distinctTitle(title, name string) string {
+	if TitleRestatesName(title, name) {
+		return ""
+	}
+	return title
 }
 
 func appendCommon(fields [][2]string, title, desc, mime string) [][2]string {
@@ -353,4 +362,25 @@ func DescribeList[T any](p *Printer, items []T, describe func(*T) error) error {
 		}
 	}
 	return nil
+}
+
+// TitleRestatesName says whether title only restates name: the same
+// letters and digits in the same order, ignoring case, spaces and
+// punctuation ("Toggle Simulated Logging" for toggle-simulated-logging).
+// An empty title restates nothing.
+func TitleRestatesName(title, name string) bool {
+	if title == "" {
+		return false
+	}
+	return alnumFold(title) == alnumFold(name)
+}
+
+// alnumFold keeps the letters and digits of s, lower-cased.
+func alnumFold(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
 }

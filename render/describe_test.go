@@ -157,3 +157,23 @@ func TestDescribeSizeWords(t *testing.T) {
 		}
 	}
 }
+
+func TestTitleRestatesName(t *testing.T) {
+	tests := []struct {
+		title, name string
+		want        bool
+	}{
+		{"Toggle Simulated Logging", "toggle-simulated-logging", true},
+		{"get_tiny_image", "get_tiny_image", true},
+		{"Echo", "echo", true},
+		{"", "echo", false},
+		{"Add two numbers", "add", false},
+		{"Print env", "printEnv", true},
+		{"Weather forecast", "weather", false},
+	}
+	for _, tt := range tests {
+		if got := TitleRestatesName(tt.title, tt.name); got != tt.want {
+			t.Errorf("TitleRestatesName(%q, %q) = %v, want %v", tt.title, tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,7 +1,8 @@
 // Package render turns the plain values commands produce into output:
 //
-//   - on a terminal, styled text and tables ([Printer.Table]) whose last
-//     column is truncated to the terminal width;
+//   - on a terminal, styled text and tables ([Printer.Table],
+//     [Printer.Columns]) that fit the terminal width by wrapping columns at
+//     word boundaries, names never cut;
 //   - when piped, plain tab-separated text with full values and no header,
 //     so that cut, awk and grep work on it;
 //   - JSON ([Printer.JSON]), indented, with key order kept for raw messages,

@@ -39,7 +39,8 @@ func ExamplePrinter_Table_terminal() {
 	// Output:
 	// NAME  DESCRIPTION
 	// echo  Echoes back the input
-	// add   Adds two numbers togeth…
+	// add   Adds two numbers
+	//       together, exactly
 }
 
 func ExamplePrinter_Fields() {

@@ -117,7 +117,8 @@ func stderrText(msg string, sanitize bool) string {
 // Fields writes label/value pairs as aligned "Label: value" lines, the
 // summary form of connect. Labels are styled on a colour terminal, where
 // values are sanitised. A value with several lines continues under the
-// first one; CR and CRLF count as line ends.
+// first one; CR and CRLF count as line ends. On a terminal of known Width
+// long values wrap at word boundaries, continuing under the first line.
 func (p *Printer) Fields(fields [][2]string) error {
 	st := p.styles()
 	labelWidth := 0
@@ -128,6 +129,9 @@ func (p *Printer) Fields(fields [][2]string) error {
 	var b strings.Builder
 	for _, f := range fields {
 		label, value := f[0]+":", p.Untrusted(normalizeNewlines(f[1]))
+		if p.TTY && p.Width > 0 {
+			value = wrapLines(value, max(p.Width-labelWidth-1, wrapFloor))
+		}
 		b.WriteString(st.label.Render(label))
 		first, rest, _ := strings.Cut(value, "\n")
 		if first != "" {
@@ -155,4 +159,38 @@ func normalizeNewlines(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// Wrap returns s with each of its lines wrapped at word boundaries to
+// Width on a terminal, continuation lines keeping the line's indentation;
+// unchanged when not a terminal or Width is not known, so that piped text
+// stays as the server sent it. It does not sanitise: see
+// [Printer.Untrusted].
+func (p *Printer) Wrap(s string) string {
+	if !p.TTY || p.Width <= 0 {
+		return s
+	}
+	return wrapLines(normalizeNewlines(s), p.Width)
+}
+
+// wrapLines wraps each line of s to width cells at word boundaries; a
+// line's leading spaces are kept on its continuation lines.
+func wrapLines(s string, width int) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	for _, line := range lines {
+		if ansi.StringWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		body := strings.TrimLeft(line, " ")
+		indent := line[:len(line)-len(body)]
+		if len(indent) > width/2 {
+			indent = ""
+		}
+		for _, l := range wrapWords(body, width-len(indent)) {
+			out = append(out, indent+l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -102,5 +103,49 @@ func TestNilWriters(t *testing.T) {
 	}
 	if err := p.JSON(1); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestFieldsWrapOnTerminal(t *testing.T) {
+	fields := [][2]string{{"Server", "demo"}, {"Capabilities", "tools (listChanged), resources (subscribe, listChanged), prompts, logging"}}
+	tests := []struct {
+		name string
+		p    Printer
+		want string
+	}{
+		{"terminal wraps at words under the value", Printer{TTY: true, Width: 50}, "" +
+			"Server:       demo\n" +
+			"Capabilities: tools (listChanged), resources\n" +
+			"              (subscribe, listChanged), prompts,\n" +
+			"              logging\n"},
+		{"piped stays whole", Printer{Width: 50}, "" +
+			"Server:       demo\n" +
+			"Capabilities: tools (listChanged), resources (subscribe, listChanged), prompts, logging\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			p := tt.p
+			p.Out = &out
+			if err := p.Fields(fields); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", out.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestWrap(t *testing.T) {
+	text := "Use the tools below.\n  - weather gives a forecast for any city you name\nshort"
+	p := &Printer{TTY: true, Width: 24}
+	want := "Use the tools below.\n  - weather gives a\n  forecast for any city\n  you name\nshort"
+	if got := p.Wrap(text); got != want {
+		t.Errorf("Wrap on a terminal:\n%q\nwant\n%q", got, want)
+	}
+	p.TTY = false
+	if got := p.Wrap(text); got != text {
+		t.Errorf("Wrap piped changed the text: %q", got)
 	}
 }

@@ -45,6 +45,8 @@
 //   - headers: tools with x-mcp-header annotations (2026-07-28): route,
 //     whose annotations are valid, and bad_name, dup_header, number_header
 //     and items_header, each breaking one constraint (see headersmode.go).
+//   - long-names: server-everything's kind of names, long and kebab-case
+//     (see longnamesmode.go).
 //   - surface-v1, surface-v2, surface-v3: three versions of one surface
 //     for mcpctl snapshot and diff (see surfacemode.go).
 //
@@ -88,7 +90,7 @@ const (
 
 // modeNames lists the modes in the order usage shows them.
 func modeNames() []string {
-	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "surface-v1", "surface-v2", "surface-v3"}
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3"}
 }
 
 // modeFunc runs one mode until its client goes away and returns the exit
@@ -132,6 +134,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		return watchMode, true
 	case "features": // featuresmode.go: tools that need roots, sampling, elicitation
 		return featuresMode, true
+	case "long-names": // longnamesmode.go: server-everything's long names, for the golden tables
+		return longNamesMode, true
 	case "surface-v1", "surface-v2", "surface-v3": // surfacemode.go: three versions of a surface, for snapshot and diff
 		return surfaceMode(name), true
 	}
