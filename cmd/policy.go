@@ -110,28 +110,51 @@ func (f *Factory) loadPolicy(o *ServerOptions) (*policy.Policy, error) {
 	return p, nil
 }
 
-// policyCheck returns the guard's check for the policy in force for o, nil
-// when there is none. It governs tools/call: the required scopes against
-// the credential mcpctl sends, then approval, then the rate limit (last,
-// so that a call refused otherwise uses no slot). A refusal is a
-// [*policy.Refusal] (exit 9) naming the rule.
+// policyCheck returns the guard's check for the policy in force for o. It
+// governs tools/call: the required scopes against the credential mcpctl
+// sends, then approval, then the rate limit (last, so that a call refused
+// otherwise uses no slot). A refusal is a [*policy.Refusal] (exit 9) naming
+// the rule.
+//
+// A policy file named for the server (--policy, a named server's policy:)
+// is read at once, so that a bad one stops the command before it connects.
+// Otherwise the policy is looked for (MCPCTL_POLICY, the config, the
+// project) on the first request the guard rules on: commands that only list
+// read no file for it.
 func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardRequest) (guardDecision, error), error) {
-	p, err := f.loadPolicy(o)
-	if err != nil || p == nil {
-		return nil, err
-	}
 	var (
-		scopesOnce      sync.Once
-		granted         []string
-		grantedFrom     string
-		scopesErr       error
-		askMu           sync.Mutex // one prompt at a time (mcpctl test --parallel)
-		limiter         *policy.Limiter
-		limiterErr      error
-		limiterOnce     sync.Once
-		approvals, wait = o.Policy.Approve, o.Policy.Wait
+		loadOnce    sync.Once
+		p           *policy.Policy
+		loadErr     error
+		scopesOnce  sync.Once
+		granted     []string
+		grantedFrom string
+		grantedNote string
+		scopesErr   error
+		askMu       sync.Mutex // one prompt at a time (mcpctl test --parallel)
+		limiter     *policy.Limiter
+		limiterErr  error
+		limiterOnce sync.Once
+		approvals   = o.Policy.Approve
+		wait        = o.Policy.Wait
 	)
+	load := func() (*policy.Policy, error) {
+		loadOnce.Do(func() { p, loadErr = f.loadPolicy(o) })
+		return p, loadErr
+	}
+	if o.Policy.File != "" {
+		if _, err := load(); err != nil {
+			return nil, err
+		}
+	}
 	return func(ctx context.Context, r *guardRequest) (guardDecision, error) {
+		p, err := load()
+		if err != nil {
+			return guardDecision{}, err
+		}
+		if p == nil {
+			return guardDecision{Allowed: true}, nil
+		}
 		d := guardDecision{Allowed: true, By: "policy"}
 		if r.Method != "tools/call" {
 			return d, nil
@@ -148,16 +171,23 @@ func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardReq
 		}
 
 		if len(rule.RequiredScopes) > 0 {
-			scopesOnce.Do(func() { granted, grantedFrom, scopesErr = f.grantedScopes(ctx, o) })
+			scopesOnce.Do(func() { granted, grantedFrom, grantedNote, scopesErr = f.grantedScopes(o) })
 			if scopesErr != nil {
 				return refuse("required_scopes", fmt.Sprintf("cannot read the credential's scopes: %v", scopesErr))
 			}
 			if missing := policy.MissingScopes(rule.RequiredScopes, granted); len(missing) > 0 {
-				has := "none"
-				if len(granted) > 0 {
-					has = strings.Join(granted, " ")
+				reason := "missing scope " + strings.Join(missing, ", ") + ": "
+				switch {
+				case grantedFrom == "":
+					reason += "mcpctl sends no credential that could grant it (" + grantedNote + ")"
+				case grantedNote != "":
+					reason += "the " + grantedFrom + " grants none that can be read (" + grantedNote + ")"
+				case len(granted) == 0:
+					reason += "the " + grantedFrom + " grants none"
+				default:
+					reason += "the " + grantedFrom + " grants " + strings.Join(granted, " ")
 				}
-				return refuse("required_scopes", fmt.Sprintf("missing scope %s: the %s grants %s", strings.Join(missing, ", "), grantedFrom, has))
+				return refuse("required_scopes", reason)
 			}
 		}
 
@@ -300,34 +330,35 @@ func sanitizeLine(s string) string {
 
 // grantedScopes returns the scopes of the credential mcpctl sends to o's
 // server, and names it: a JWT bearer token (--bearer, -H Authorization or
-// the named server's header), else the stored OAuth token.
-func (f *Factory) grantedScopes(ctx context.Context, o *ServerOptions) (scopes []string, from string, err error) {
+// the named server's header), else the stored OAuth token. from is "" when
+// no credential is sent; note says more when the scopes are unknown.
+func (f *Factory) grantedScopes(o *ServerOptions) (scopes []string, from, note string, err error) {
 	token, header, err := f.bearerToken(o)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	if header {
 		s, ok := policy.JWTScopes(token)
 		if !ok {
-			return nil, "bearer token (not a JWT: its scopes cannot be read)", nil
+			return nil, "bearer token", "it is not a JWT, so its scopes cannot be read", nil
 		}
-		return s, "bearer token", nil
+		return s, "bearer token", "", nil
 	}
 	if o.URL == "" {
-		return nil, "connection (a stdio server is sent no credential)", nil
+		return nil, "", "a stdio server is sent no credential", nil
 	}
 	az, err := f.authorizer(o, nil, nil)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	e, err := az.Status()
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	if e == nil {
-		return nil, "connection (no OAuth token yet: " + loginHint(o) + ")", nil
+		return nil, "", "no bearer token and no OAuth token yet; " + loginHint(o), nil
 	}
-	return e.Scopes, "OAuth token", nil
+	return e.Scopes, "OAuth token", "", nil
 }
 
 // bearerToken returns the bearer token the HTTP requests carry, as
