@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -231,7 +232,7 @@ func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardReq
 				if ok {
 					break
 				}
-				in := time.Until(next).Round(time.Second)
+				in := fmt.Sprintf("%ds", int(math.Ceil(time.Until(next).Seconds())))
 				if !wait {
 					return refuse("rate_limit", fmt.Sprintf("%d calls a minute allowed at this server, all used; the next slot opens at %s (in %s); pass --wait to wait for it", rule.RateLimit, next.Format("15:04:05"), in))
 				}
