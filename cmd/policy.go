@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/config"
+	"github.com/mcpctl/mcpctl/lint"
 	"github.com/mcpctl/mcpctl/policy"
 )
 
@@ -393,4 +395,56 @@ func (f *Factory) bearerToken(o *ServerOptions) (string, bool, error) {
 		return "", false, nil
 	}
 	return strings.TrimSpace(cred), true, nil
+}
+
+// policyFindings lints the policy file named by --policy against the
+// tools s lists, as lint findings for `mcpctl validate --policy FILE`. The
+// spec reference is the policy file: the rules rest on it, not on the MCP
+// specification.
+func (f *Factory) policyFindings(ctx context.Context, s *session, o *ServerOptions) ([]lint.Finding, error) {
+	p, err := policy.Load(o.Policy.File)
+	if err != nil {
+		return nil, &FlagError{Err: err}
+	}
+	var tools []policy.Tool
+	if s.HasCapability("tools") {
+		listed, err := s.ListTools(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("listing tools to lint the policy: %w", err)
+		}
+		for _, t := range listed {
+			pt := policy.Tool{Name: t.Name}
+			if t.Annotations != nil {
+				pt.Annotations = policy.Annotations{ReadOnly: t.Annotations.ReadOnlyHint, Destructive: t.Annotations.DestructiveHint}
+			}
+			tools = append(tools, pt)
+		}
+	}
+	var out []lint.Finding
+	for _, pf := range policy.Lint(p, tools) {
+		fd := lint.Finding{RuleID: pf.ID, Severity: lint.SeverityWarning, Message: pf.Message, SpecRef: o.Policy.File}
+		if pf.Error {
+			fd.Severity = lint.SeverityError
+		}
+		if pf.Tool != "" {
+			fd.Subject = fmt.Sprintf("tool %q", pf.Tool)
+		} else {
+			fd.Subject = fmt.Sprintf("policy entry %q", pf.Entry)
+		}
+		if pf.Line > 0 {
+			fd.SpecRef = fmt.Sprintf("%s:%d", o.Policy.File, pf.Line)
+		}
+		out = append(out, fd)
+	}
+	// Errors first, as lint orders its own.
+	slices.SortStableFunc(out, func(a, b lint.Finding) int {
+		switch {
+		case a.Severity == b.Severity:
+			return 0
+		case a.Severity == lint.SeverityError:
+			return -1
+		}
+		return 1
+	})
+	return out, nil
 }
