@@ -198,7 +198,7 @@ func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardReq
 			switch {
 			case approved(approvals, r.Name):
 				d.By = "--approve"
-			case f.IOStreams.IsStdinTTY() && f.IOStreams.IsStderrTTY():
+			case f.canAsk():
 				askMu.Lock()
 				yes, err := f.askApproval(r, rule, source)
 				askMu.Unlock()
@@ -210,7 +210,7 @@ func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardReq
 				}
 				d.By = "tty-approved"
 			default:
-				return refuse("requires_approval", fmt.Sprintf("a person must approve this call, and there is no terminal to ask on; pass --approve=%s (or --approve for every tool) to approve it in advance", r.Name))
+				return refuse("requires_approval", fmt.Sprintf("a person must approve this call, and there is no terminal to ask on (or CI=true); pass --approve=%s (or --approve for every tool) to approve it in advance", r.Name))
 			}
 		}
 
@@ -250,6 +250,16 @@ func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardReq
 		}
 		return d, nil
 	}, nil
+}
+
+// canAsk reports whether a person can be asked to approve a call: standard
+// input and error are a terminal, and CI is not "true" (a CI job with a
+// pseudo-terminal has no one to answer).
+func (f *Factory) canAsk() bool {
+	if ci, _ := f.LookupEnv("CI"); strings.EqualFold(ci, "true") {
+		return false
+	}
+	return f.IOStreams.IsStdinTTY() && f.IOStreams.IsStderrTTY()
 }
 
 // approved reports whether --approve covers tool.

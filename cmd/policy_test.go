@@ -56,6 +56,7 @@ limited:
 		{"approval given", false, "", ServerOptions{Policy: PolicyOptions{Approve: []string{"delete_*"}}}, guardRequest{Name: "delete_user"}, "--approve", ""},
 		{"approved at the prompt", true, "y\n", ServerOptions{}, guardRequest{Name: "delete_user", Args: json.RawMessage(`{"id":1}`)}, "tty-approved", ""},
 		{"declined at the prompt", true, "\n", ServerOptions{}, guardRequest{Name: "delete_user"}, "refused: requires_approval", "not approved at the prompt"},
+		{"terminal under CI", true, "y\n", ServerOptions{}, guardRequest{Name: "delete_user"}, "refused: requires_approval", "no terminal to ask on (or CI=true)"},
 		{"prompt at end of input", true, "", ServerOptions{}, guardRequest{Name: "delete_user"}, "refused: requires_approval", "not approved"},
 		{"annotations fallback", false, "", ServerOptions{}, guardRequest{Name: "rm", Tool: destructive}, "refused: requires_approval", `rm (entry "annotations")`},
 		{"no entry, no hint", false, "", ServerOptions{}, guardRequest{Name: "echo"}, "policy", ""},
@@ -66,7 +67,11 @@ limited:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := featureFactory(tt.tty, tt.input, "TOKEN="+reader, "XDG_STATE_HOME="+t.TempDir())
+			env := []string{"TOKEN=" + reader, "XDG_STATE_HOME=" + t.TempDir()}
+			if strings.Contains(tt.name, "CI") {
+				env = append(env, "CI=true")
+			}
+			f := featureFactory(tt.tty, tt.input, env...)
 			o := tt.o
 			o.Policy.File = file
 			check, err := f.policyCheck(&o)
