@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpctl/mcpctl/auth"
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/signing"
 )
@@ -172,5 +173,46 @@ func TestPolicyNoneFound(t *testing.T) {
 	}
 	if _, err := f.policyCheck(&ServerOptions{Policy: PolicyOptions{File: filepath.Join(dir, "none.yaml")}}); exitCode(err, false) != ExitUsage {
 		t.Errorf("missing --policy file: %v", err)
+	}
+}
+
+// Without a bearer token, the scopes are those the stored OAuth token was
+// granted.
+func TestPolicyOAuthScopes(t *testing.T) {
+	t.Parallel()
+	file := writePolicy(t, "db_query:\n  required_scopes: [tool:database]\n")
+	state := t.TempDir()
+	f := featureFactory(false, "", "XDG_STATE_HOME="+state)
+	o := &ServerOptions{URL: "http://127.0.0.1:1/mcp", Policy: PolicyOptions{File: file}}
+	az, err := f.authorizer(o, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &auth.Store{Dir: filepath.Join(state, "mcpctl")}
+	check := func() error {
+		t.Helper()
+		c, err := featureFactory(false, "", "XDG_STATE_HOME="+state).policyCheck(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c(context.Background(), &guardRequest{Method: "tools/call", Name: "db_query", Server: "srv"})
+		return err
+	}
+	if err := check(); err == nil || !strings.Contains(err.Error(), "no OAuth token yet") {
+		t.Errorf("no token: %v", err)
+	}
+	tok := &auth.Token{AccessToken: "a", TokenType: "Bearer", Scope: "tool:read", Issuer: "https://as.example", Resource: az.Resource(), Expiry: time.Now().Add(time.Hour)}
+	if err := store.SaveToken(tok); err != nil {
+		t.Fatal(err)
+	}
+	if err := check(); err == nil || !strings.Contains(err.Error(), "missing scope tool:database: the OAuth token grants tool:read") {
+		t.Errorf("token without the scope: %v", err)
+	}
+	tok.Scope = "tool:read tool:database"
+	if err := store.SaveToken(tok); err != nil {
+		t.Fatal(err)
+	}
+	if err := check(); err != nil {
+		t.Errorf("token with the scope: %v", err)
 	}
 }
