@@ -284,7 +284,7 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 		r.MaxMessageSize = def.MaxMessageSize
 	}
 	if r.Policy.File == "" && def.Policy != "" {
-		r.Policy.File, r.Policy.from = def.Policy, fmt.Sprintf("server %q in %s", def.Name, def.File)
+		r.Policy.File, r.Policy.From = def.Policy, fmt.Sprintf("server %q in %s", def.Name, def.File)
 	}
 	if def.Era != "" && !o.Given["era"] {
 		r.Era = def.Era

@@ -35,9 +35,9 @@ type PolicyOptions struct {
 	// Wait makes a call over its rate limit wait for the next slot rather
 	// than be refused.
 	Wait bool
-	// from says where File came from when not from --policy (a named
-	// server's definition), for messages.
-	from string
+	// From (not a flag) says where File came from when not from --policy (a
+	// named server's definition), for messages.
+	From string
 }
 
 // policyKey is the config key and setting (MCPCTL_POLICY) naming a policy
@@ -64,8 +64,8 @@ func addPolicyFlags(cmd *cobra.Command, o *ServerOptions) {
 // where the file was named, for -v.
 func (f *Factory) policyFile(o *ServerOptions) (file, source string, err error) {
 	if o.Policy.File != "" {
-		if o.Policy.from != "" {
-			return o.Policy.File, o.Policy.from, nil
+		if o.Policy.From != "" {
+			return o.Policy.File, o.Policy.From, nil
 		}
 		return o.Policy.File, "--policy", nil
 	}
