@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -233,7 +235,7 @@ func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardReq
 				return d, fmt.Errorf("policy rate limit of %s: %w", r.Name, limiterErr)
 			}
 			for {
-				ok, next, err := limiter.Take(r.Server+"\x00"+r.Name, rule.RateLimit)
+				ok, next, err := limiter.Take(rateKey(r.Server, r.Name), rule.RateLimit)
 				if err != nil {
 					return d, fmt.Errorf("policy rate limit of %s: %w", r.Name, err)
 				}
@@ -256,6 +258,14 @@ func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardReq
 		}
 		return d, nil
 	}, nil
+}
+
+// rateKey is the rate limiter's key for tool at server: the tool's name
+// and a digest of the server's description, which may be a command line
+// holding a secret that has no business in the state directory.
+func rateKey(server, tool string) string {
+	sum := sha256.Sum256([]byte(server))
+	return tool + "@" + hex.EncodeToString(sum[:8])
 }
 
 // canAsk reports whether a person can be asked to approve a call: standard
