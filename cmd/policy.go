@@ -180,6 +180,11 @@ func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardReq
 			d.Allowed, d.By = false, "refused: "+check
 			return d, &policy.Refusal{Tool: r.Name, Rule: check, Entry: source, Reason: reason}
 		}
+		// fail ends a check that could not be made: nothing is sent.
+		fail := func(err error) (guardDecision, error) {
+			d.Allowed = false
+			return d, err
+		}
 
 		if len(rule.RequiredScopes) > 0 {
 			scopesOnce.Do(func() { granted, grantedFrom, grantedNote, scopesErr = f.grantedScopes(o) })
@@ -232,12 +237,12 @@ func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardReq
 				limiter = &policy.Limiter{Dir: dir}
 			})
 			if limiterErr != nil {
-				return d, fmt.Errorf("policy rate limit of %s: %w", r.Name, limiterErr)
+				return fail(fmt.Errorf("policy rate limit of %s: %w", r.Name, limiterErr))
 			}
 			for {
 				ok, next, err := limiter.Take(rateKey(r.Server, r.Name), rule.RateLimit)
 				if err != nil {
-					return d, fmt.Errorf("policy rate limit of %s: %w", r.Name, err)
+					return fail(fmt.Errorf("policy rate limit of %s: %w", r.Name, err))
 				}
 				if ok {
 					break
@@ -251,7 +256,7 @@ func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardReq
 				select {
 				case <-ctx.Done():
 					t.Stop()
-					return d, ctx.Err()
+					return fail(ctx.Err())
 				case <-t.C:
 				}
 			}
