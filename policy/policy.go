@@ -233,6 +233,7 @@ type Refusal struct {
 	Reason string
 }
 
+// Error says what was refused and by which rule, for the error line.
 func (r *Refusal) Error() string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "refused by policy: %s", r.Tool)
