@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/auth"
 	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/policy"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/signing"
 	"github.com/mcpctl/mcpctl/transport"
@@ -25,6 +26,7 @@ const (
 	ExitSignature   = 6
 	ExitTimeout     = 7
 	ExitAuth        = 8
+	ExitPolicy      = 9
 	ExitInterrupted = 130
 )
 
@@ -39,6 +41,7 @@ const exitCodeHelp = `Exit codes:
   7    timed out
   8    authorization required or failed (no usable token, and no way to
        complete a sign-in here: run mcpctl auth login)
+  9    refused by policy (approval not given, missing scope, rate limit)
   130  interrupted (Ctrl-C); the in-flight request was cancelled`
 
 // FlagError is a usage error: bad flags or arguments to mcpctl itself.
@@ -88,6 +91,8 @@ func exitCode(err error, interrupted bool) int {
 		return ExitOK
 	case errors.As(err, &codeErr):
 		return codeErr.Code
+	case policy.IsRefusal(err):
+		return ExitPolicy
 	case interrupted && errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	case errors.As(err, &flagErr), errors.As(err, &argErr), isCobraUsageError(err):

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/policy"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -31,6 +32,7 @@ func TestExitCode(t *testing.T) {
 		{"interrupted", fmt.Errorf("tools/call: %w", context.Canceled), true, ExitInterrupted},
 		{"cancelled without a signal", context.Canceled, false, ExitError},
 		{"version", &client.VersionError{Offered: "a", Answered: "b"}, false, ExitError},
+		{"policy", fmt.Errorf("calling: %w", &policy.Refusal{Tool: "t", Rule: "rate_limit"}), false, ExitPolicy},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

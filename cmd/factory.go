@@ -283,6 +283,9 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 	if def.MaxMessageSize > 0 && !o.Given["max-message-size"] {
 		r.MaxMessageSize = def.MaxMessageSize
 	}
+	if r.Policy.File == "" && def.Policy != "" {
+		r.Policy.File, r.Policy.From = def.Policy, fmt.Sprintf("server %q in %s", def.Name, def.File)
+	}
 	if def.Era != "" && !o.Given["era"] {
 		r.Era = def.Era
 	}

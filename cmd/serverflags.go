@@ -93,6 +93,9 @@ type ServerOptions struct {
 	// (watch). It runs on the client's read loop: it must not block.
 	OnNotification func(client.Notification)
 
+	// Policy are the tool-policy flags (policy.go).
+	Policy PolicyOptions
+
 	// Auth are the OAuth settings (--client-id, --grant, …); a named
 	// server's own fill in what the command line does not give.
 	Auth config.Auth
@@ -159,6 +162,7 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		fs.StringVar(&o.Sample, "sample", "", "Answer the server's sampling requests: @FILE (a CreateMessageResult, or NDJSON of them in order), exec:CMD (the request on its stdin, the result on its stdout) or decline (declares sampling; default: type the answer at a terminal)")
 		_ = cmd.RegisterFlagCompletionFunc("elicit", cobra.FixedCompletions([]cobra.Completion{"accept-defaults", "decline", "cancel"}, cobra.ShellCompDirectiveDefault))
 		_ = cmd.RegisterFlagCompletionFunc("sample", cobra.FixedCompletions([]cobra.Completion{"decline", "exec:"}, cobra.ShellCompDirectiveDefault))
+		addPolicyFlags(cmd, o)
 		_ = cmd.RegisterFlagCompletionFunc("root", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveFilterDirs
 		})

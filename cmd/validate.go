@@ -62,7 +62,13 @@ Rules (severity, then the specification text each rests on, in the
 modelcontextprotocol/modelcontextprotocol repository):
 ` + ruleHelp() + `
 tool-name-invalid is an error although the specification says SHOULD:
-clients and model APIs reject such names.`,
+clients and model APIs reject such names.
+
+With --policy FILE the tool policy is linted against the server too:
+policy-tool-without-entry (warning: the tool falls back to its
+annotations), policy-entry-without-tool (warning: a name or glob that
+matches no tool) and policy-low-sensitivity-destructive (error:
+sensitivity low on a tool whose annotations say destructiveHint).`,
 		Example: `  mcpctl validate --demo weather city=Paris days=3
   mcpctl validate --demo weather city=Paris days=0 -o json
   mcpctl validate --schema <(echo '{"type":"object","properties":{"days":{"type":"integer","minimum":1}}}') days=0
@@ -233,6 +239,13 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 	findings, err := lint.Lint(ctx, s.Client, s.InitializeResult().Raw, lint.Options{Era: s.Era(), ProtocolVersion: s.ProtocolVersion()})
 	if err != nil {
 		return fmt.Errorf("linting %s: %w", s.name, err)
+	}
+	if opts.Server.Policy.File != "" {
+		pf, err := f.policyFindings(ctx, s, &opts.Server)
+		if err != nil {
+			return err
+		}
+		findings = append(findings, pf...)
 	}
 	errs, warnings := lint.Count(findings)
 	p := f.printer()

@@ -67,6 +67,10 @@ type Server struct {
 	// Auth is how mcpctl authorizes itself to an HTTP server that asks for
 	// OAuth (mcpctl's config only).
 	Auth Auth
+	// Policy is the tool-policy file for calls to the server (mcpctl's
+	// config only: policy), relative paths resolved against the config
+	// file's folder.
+	Policy string
 
 	// Inputs are the VS Code inputs the file declares, which ${input:ID}
 	// references in the definition ask for.
@@ -427,12 +431,13 @@ type configServer struct {
 	MaxMessageSize string `yaml:"max-message-size,omitempty"`
 	InheritEnv     bool   `yaml:"inherit-env,omitempty"`
 	Era            string `yaml:"era,omitempty"`
+	Policy         string `yaml:"policy,omitempty"`
 	Auth           `yaml:",inline"`
 }
 
 // configServerKeys are the keys a server of the config file may have.
 func configServerKeys() []string {
-	return []string{"command", "args", "env", "cwd", "url", "headers", "transport", "timeout", "max-message-size", "inherit-env", "era",
+	return []string{"command", "args", "env", "cwd", "url", "headers", "transport", "timeout", "max-message-size", "inherit-env", "era", "policy",
 		"client-id", "client-secret", "client-key", "client-metadata-url", "grant", "assertion", "id-token", "idp-token-endpoint", "idp-client-id", "scope", "dpop"}
 }
 
@@ -455,6 +460,9 @@ func (c *Config) servers(problems *[]*Problem) ([]Server, error) {
 			continue
 		}
 		s.Origin, s.File = OriginMcpctl, c.Path
+		if s.Policy != "" && !filepath.IsAbs(s.Policy) {
+			s.Policy = filepath.Join(filepath.Dir(c.Path), s.Policy)
+		}
 		out = append(out, s)
 	}
 	return out, nil
@@ -473,7 +481,7 @@ func decodeConfigServer(name string, def *yaml.Node) (Server, error) {
 	if err := def.Decode(&cs); err != nil {
 		return Server{}, err
 	}
-	s := Server{Name: name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL, Headers: cs.Headers, InheritEnv: cs.InheritEnv, Era: cs.Era, Auth: cs.Auth}
+	s := Server{Name: name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL, Headers: cs.Headers, InheritEnv: cs.InheritEnv, Era: cs.Era, Auth: cs.Auth, Policy: cs.Policy}
 	if err := CheckEra(cs.Era); err != nil {
 		return Server{}, err
 	}
