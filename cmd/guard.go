@@ -213,5 +213,13 @@ func (s *session) GetPrompt(ctx context.Context, name string, args map[string]st
 // guardFor builds the guard of a session to the server o describes: the
 // policy in force and the audit trail, nil when neither is.
 func (f *Factory) guardFor(o *ServerOptions) (*guard, error) {
-	return nil, nil
+	g := &guard{}
+	var err error
+	if g.record, err = f.auditRecorder(o); err != nil {
+		return nil, err
+	}
+	if g.check == nil && g.record == nil {
+		return nil, nil
+	}
+	return g, nil
 }

@@ -177,6 +177,7 @@ func subcommands() []subcommand {
 		{"mock", NewCmdMock},
 		{"test", func(f *Factory) *cobra.Command { return NewCmdTest(f, nil) }},
 		{"sign", NewCmdSign},
+		{"audit", func(f *Factory) *cobra.Command { return NewCmdAudit(f, nil) }},
 		{"scaffold", NewCmdScaffold},
 		{"version", NewCmdVersion},
 		{"servers", func(f *Factory) *cobra.Command { return NewCmdServers(f, nil) }},
