@@ -57,6 +57,9 @@ type Entry struct {
 	Decision Decision `json:"decision"`
 	// Signed says the request carried a signature.
 	Signed bool `json:"signed,omitempty"`
+	// Signature is the verdict on the result's signature when it was
+	// checked (--verify-key): "verified" or "failed: <why>".
+	Signature string `json:"signature,omitempty"`
 	// Sent says the request went to the server (a refusal was not sent).
 	Sent bool `json:"sent"`
 	// Result is the digest of the result's JSON ("sha256:…"), "" when

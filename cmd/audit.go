@@ -15,13 +15,18 @@ import (
 	"github.com/mcpctl/mcpctl/config"
 )
 
+// auditOff is the --audit value that records nothing, even when the config
+// names a trail: with it (or MCPCTL_AUDIT=off) a command line that gives
+// every setting still reads no config file.
+const auditOff = "off"
+
 // auditRecorder returns the guard's record hook for the audit trail o
 // names (--audit, or audit: in the config), nil when there is none. The
 // file is opened here, so that a trail that cannot be written stops the
 // command before anything is sent; a later failure to append is a warning,
 // since the request has gone by then.
 func (f *Factory) auditRecorder(o *ServerOptions) (func(*guardRequest, guardDecision, *guardOutcome), error) {
-	if o.Audit == "" {
+	if o.Audit == "" || o.Audit == auditOff {
 		if o.AuditKey != "" {
 			return nil, flagErrorf("--audit-key needs an audit trail: give --audit FILE (or audit: in the config)")
 		}
@@ -77,6 +82,7 @@ func auditEntry(r *guardRequest, d guardDecision, out *guardOutcome, now time.Ti
 		e.Result = audit.Digest(out.Result)
 	}
 	e.IsError = out.IsError
+	e.Signature = out.Signature
 	if out.Err != nil {
 		var rpcErr *client.RPCError
 		if errors.As(out.Err, &rpcErr) {
@@ -151,7 +157,7 @@ func auditFile(f *Factory, file string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if value == "" {
+	if value == "" || value == auditOff {
 		return "", flagErrorf("no audit trail: give FILE, or set audit: in mcpctl's config (or MCPCTL_AUDIT)")
 	}
 	return value, nil

@@ -450,6 +450,11 @@ func (b *batch) call(ctx context.Context, j *batchJob) {
 	}
 	var nonce string
 	co := client.CallOptions{Sign: b.opts.Sign.signHook(&nonce)}
+	if b.opts.Sign.verifying() { // for the audit trail's verdict
+		ctx = withResultVerifier(ctx, func(raw json.RawMessage) error {
+			return b.opts.Sign.verifyResult(bt.tool.Name, &client.CallToolResult{Raw: raw}, nonce)
+		})
+	}
 	var res *client.CallToolResult
 	var err error
 	if bt.asTask {

@@ -70,6 +70,33 @@ type guardOutcome struct {
 	Err error
 	// Duration is the time from sending to the answer.
 	Duration time.Duration
+	// Signature is the verdict on the result's signature when the command
+	// checks it (--verify-key): "verified" or "failed: <why>"; "" when
+	// not checked.
+	Signature string
+}
+
+// resultVerifierKey is the context key of the check of a tool result's
+// signature (see [withResultVerifier]).
+type resultVerifierKey struct{}
+
+// withResultVerifier gives the guard the check a command makes of the
+// result's signature, so that the audit trail records its verdict: the
+// command checks the result after the guard has recorded the call.
+func withResultVerifier(ctx context.Context, verify func(raw json.RawMessage) error) context.Context {
+	return context.WithValue(ctx, resultVerifierKey{}, verify)
+}
+
+// signatureVerdict runs the result check ctx carries, if any.
+func signatureVerdict(ctx context.Context, raw json.RawMessage) string {
+	verify, _ := ctx.Value(resultVerifierKey{}).(func(json.RawMessage) error)
+	if verify == nil || raw == nil {
+		return ""
+	}
+	if err := verify(raw); err != nil {
+		return "failed: " + err.Error()
+	}
+	return "verified"
 }
 
 // toolBook remembers the tools a session has listed, so the guard can see
@@ -129,7 +156,7 @@ func (s *session) guarded(ctx context.Context, r *guardRequest, send func(contex
 	start := time.Now()
 	raw, isError, err := send(ctx)
 	if g != nil && g.record != nil {
-		g.record(r, d, &guardOutcome{Result: raw, IsError: isError, Err: err, Duration: time.Since(start)})
+		g.record(r, d, &guardOutcome{Result: raw, IsError: isError, Err: err, Duration: time.Since(start), Signature: signatureVerdict(ctx, raw)})
 	}
 	return err
 }

@@ -211,7 +211,7 @@ func noFiles(t *testing.T, ios *IOStreams, env ...string) *Factory {
 // and the environment give everything, and version reads nothing at all.
 func TestOneShotReadsNoFiles(t *testing.T) {
 	t.Parallel()
-	settings := []string{"MCPCTL_OUTPUT=text", "MCPCTL_TIMEOUT=5s", "MCPCTL_PROTOCOL_VERSION=2025-06-18"}
+	settings := []string{"MCPCTL_OUTPUT=text", "MCPCTL_TIMEOUT=5s", "MCPCTL_PROTOCOL_VERSION=2025-06-18", "MCPCTL_AUDIT=off"}
 	missing := filepath.Join(t.TempDir(), "no-such-server")
 	// A server that answers, so that the whole run is covered, not only
 	// the part before a failed connection.
@@ -229,9 +229,9 @@ func TestOneShotReadsNoFiles(t *testing.T) {
 	}{
 		{[]string{"version"}, nil, ExitOK},
 		{[]string{"list", "--demo"}, settings, ExitOK},
-		{[]string{"list", "--demo", "-o", "json", "--timeout", "5s", "--protocol-version", "2025-06-18"}, nil, ExitOK},
+		{[]string{"list", "--demo", "-o", "json", "--timeout", "5s", "--protocol-version", "2025-06-18", "--audit", "off"}, nil, ExitOK},
 		{[]string{"list", "--url", srv.URL}, settings, ExitOK},
-		{[]string{"list", "--url", srv.URL, "-o", "json", "--timeout", "5s", "--protocol-version", "2025-06-18"}, nil, ExitOK},
+		{[]string{"list", "--url", srv.URL, "-o", "json", "--timeout", "5s", "--protocol-version", "2025-06-18", "--audit", "off"}, nil, ExitOK},
 		{[]string{"list", "--url", "http://127.0.0.1:1/mcp"}, settings, ExitError},
 		{[]string{"list", "--", missing}, settings, ExitError},
 	}
