@@ -125,7 +125,7 @@ key's holder can extend or rewrite.
 FILE defaults to the audit: setting. -o json prints the lines as a JSON array.`,
 		Example: `  mcpctl call --demo add a=2 b=3 --audit audit.jsonl
   mcpctl audit audit.jsonl
-  mcpctl audit audit.jsonl --tool add --since 1h -o json
+  mcpctl audit audit.jsonl --tool 'a*' --since 1h -o json
   mcpctl audit verify audit.jsonl`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -289,8 +289,11 @@ checked with the same key; given a key, a line that is only hash-chained
 does not verify.
 
 FILE defaults to the audit: setting.`,
-		Example: `  mcpctl audit verify audit.jsonl
-  mcpctl audit verify audit.jsonl --audit-key env:AUDIT_KEY`,
+		Example: `  mcpctl call --demo add a=2 b=3 --audit audit.jsonl
+  mcpctl audit verify audit.jsonl
+  export AUDIT_KEY='a long random secret'
+  mcpctl call --demo echo message=hi --audit keyed.jsonl --audit-key env:AUDIT_KEY
+  mcpctl audit verify keyed.jsonl --audit-key env:AUDIT_KEY`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -326,7 +329,7 @@ func auditVerifyRun(opts *AuditVerifyOptions) error {
 	n, err := audit.Verify(r, key)
 	var ve *audit.VerifyError
 	if errors.As(err, &ve) {
-		return &ExitCodeError{Code: ExitSignature, Msg: fmt.Sprintf("%s: %v (%d lines before it verify)", file, err, n)}
+		return &ExitCodeError{Code: ExitSignature, Msg: fmt.Sprintf("%s: %v (the %d before it verify)", file, err, n)}
 	}
 	if err != nil {
 		return err
@@ -335,6 +338,10 @@ func auditVerifyRun(opts *AuditVerifyOptions) error {
 	if key != nil {
 		chain = audit.ChainHMACSHA256 + " chain"
 	}
-	fmt.Fprintf(f.IOStreams.Out, "%s: %d lines verify (%s)\n", file, n, chain)
+	lines := fmt.Sprintf("%d lines verify", n)
+	if n == 1 {
+		lines = "1 line verifies"
+	}
+	fmt.Fprintf(f.IOStreams.Out, "%s: %s (%s)\n", file, lines, chain)
 	return nil
 }
