@@ -43,8 +43,15 @@ func (f *Factory) auditRecorder(o *ServerOptions) (func(*guardRequest, guardDeci
 	if err != nil {
 		return nil, fmt.Errorf("--audit %s: %w", o.Audit, err)
 	}
+	red := f.Redactor()
 	return func(r *guardRequest, d guardDecision, out *guardOutcome) {
 		e := auditEntry(r, d, out, time.Now())
+		// The server's description and error messages may hold what the
+		// run keeps out of its output (keys, header values).
+		e.Server = red.String(e.Server)
+		if e.Error != nil {
+			e.Error.Message = red.String(e.Error.Message)
+		}
 		if err := w.Append(e); err != nil {
 			f.Warner().Warn("audit", fmt.Sprintf("mcpctl: the %s of %s was not recorded: %v", r.Method, r.Name, err))
 		}
