@@ -1,8 +1,13 @@
 package cmd
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +116,100 @@ func TestParseSince(t *testing.T) {
 		if (err != nil) != tt.wantErr || !got.Equal(tt.want) {
 			t.Errorf("parseSince(%q) = %v, %v; want %v (error %v)", tt.in, got, err, tt.want, tt.wantErr)
 		}
+	}
+}
+
+// The recorder works through the guard with no policy (check nil) and
+// with a policy that refuses (no outcome): a line for each attempt, and
+// the chain verifies.
+func TestAuditRecorderThroughGuard(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	ios, _, _, _ := Test()
+	f := NewFactory(ios)
+	f.Environ = func() []string { return []string{"AUDIT_KEY=k"} }
+	rec, err := f.auditRecorder(&ServerOptions{Audit: path, AuditKey: "env:AUDIT_KEY"})
+	if err != nil || rec == nil {
+		t.Fatalf("auditRecorder: nil %v, %v", rec == nil, err)
+	}
+	refused := errors.New("refused by policy: rate_limit")
+	guards := []*guard{
+		{record: rec},
+		{record: rec, check: func(context.Context, *guardRequest) (guardDecision, error) {
+			return guardDecision{By: "refused: rate_limit", Rule: "*"}, refused
+		}},
+		{record: rec, check: func(context.Context, *guardRequest) (guardDecision, error) {
+			return guardDecision{Allowed: true, By: "--approve", Rule: "add"}, nil
+		}},
+	}
+	sent := 0
+	for _, g := range guards {
+		s := &session{guard: g, name: "srv"}
+		err := s.guarded(context.Background(), &guardRequest{Method: "tools/call", Name: "add", Args: json.RawMessage(`{"a":1}`), Server: "srv"},
+			func(context.Context) (json.RawMessage, bool, error) {
+				sent++
+				return json.RawMessage(`{"content":[]}`), false, nil
+			})
+		if g.check != nil && !errors.Is(err, refused) && err != nil {
+			t.Fatalf("guarded: %v", err)
+		}
+	}
+	if sent != 2 {
+		t.Errorf("sent %d requests, want 2 (the refused one not)", sent)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := audit.Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(entries))
+	for i, e := range entries {
+		got[i] = auditDecision(e) + " / " + auditOutcome(e)
+	}
+	want := []string{"allowed / ok", "refused: rate_limit (*) / not sent", "--approve (add) / ok"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if n, err := audit.Verify(bytes.NewReader(data), []byte("k")); err != nil || n != 3 {
+		t.Errorf("Verify = %d, %v", n, err)
+	}
+}
+
+func TestAuditRecorderOptions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		o       ServerOptions
+		wantNil bool
+		wantErr string
+	}{
+		{name: "none", wantNil: true},
+		{name: "off", o: ServerOptions{Audit: "off"}, wantNil: true},
+		{name: "key without a trail", o: ServerOptions{AuditKey: "env:K"}, wantErr: "--audit-key needs an audit trail"},
+		{name: "unset key", o: ServerOptions{Audit: filepath.Join(dir, "a.jsonl"), AuditKey: "env:NOPE"}, wantErr: "--audit-key: key environment variable NOPE is not set"},
+		{name: "no such directory", o: ServerOptions{Audit: filepath.Join(dir, "no", "a.jsonl")}, wantErr: "opening the audit file"},
+		{name: "a trail", o: ServerOptions{Audit: filepath.Join(dir, "a.jsonl")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, _ := Test()
+			f := NewFactory(ios)
+			f.Environ = func() []string { return nil }
+			rec, err := f.auditRecorder(&tt.o)
+			switch {
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("auditRecorder error = %v, want %q", err, tt.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case (rec == nil) != tt.wantNil:
+				t.Fatalf("auditRecorder = %v, want nil: %v", rec != nil, tt.wantNil)
+			}
+		})
 	}
 }
