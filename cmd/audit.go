@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"strconv"
@@ -170,6 +171,19 @@ func auditFile(f *Factory, file string) (string, error) {
 	return value, nil
 }
 
+// openAudit opens the trail a command reads; a missing file is a usage
+// error, as a missing FILE is for every command.
+func openAudit(file string) (*os.File, error) {
+	r, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, flagErrorf("no audit trail %s: the file does not exist (--audit FILE creates it)", file)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the audit trail: %w", err)
+	}
+	return r, nil
+}
+
 // parseSince reads --since: a duration back from now, or a time.
 func parseSince(s string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil {
@@ -200,9 +214,9 @@ func auditRun(opts *AuditOptions) error {
 			return flagErrorf("invalid --tool pattern %q: %v", opts.Tool, err)
 		}
 	}
-	r, err := os.Open(file)
+	r, err := openAudit(file)
 	if err != nil {
-		return fmt.Errorf("reading the audit trail: %w", err)
+		return err
 	}
 	defer r.Close()
 	all, err := audit.Read(r)
@@ -328,9 +342,9 @@ func auditVerifyRun(opts *AuditVerifyOptions) error {
 			return err
 		}
 	}
-	r, err := os.Open(file)
+	r, err := openAudit(file)
 	if err != nil {
-		return fmt.Errorf("reading the audit trail: %w", err)
+		return err
 	}
 	defer r.Close()
 	n, err := audit.Verify(r, key)
