@@ -129,14 +129,22 @@ type Writer struct {
 
 // Open returns a Writer appending to the file at path, creating it (mode
 // 0600) if need be. A non-nil key makes the chain an HMAC chain. Open
-// fails when the file cannot be opened for appending, so that a command
-// can refuse to run unaudited.
+// fails when the file cannot be opened for appending or its last line is
+// damaged, so that a command can refuse to run unaudited.
 func Open(path string, key []byte) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit file: %w", err)
 	}
-	f.Close()
+	defer f.Close()
+	unlock, err := lock(f)
+	if err != nil {
+		return nil, fmt.Errorf("locking the audit file %s: %w", path, err)
+	}
+	defer unlock()
+	if _, err := lastHash(f); err != nil {
+		return nil, fmt.Errorf("audit file %s: %w", path, err)
+	}
 	return &Writer{path: path, key: key}, nil
 }
 

@@ -146,17 +146,23 @@ func TestAppendConcurrent(t *testing.T) {
 	}
 }
 
-func TestAppendRefusesDamagedTail(t *testing.T) {
+func TestDamagedTail(t *testing.T) {
 	path, data := writeTrail(t, nil, 2)
-	if err := os.WriteFile(path, data[:len(data)-3], 0o600); err != nil {
-		t.Fatal(err)
-	}
 	w, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(path, data[:len(data)-3], 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Append(&Entry{Method: "tools/call", Name: "x"}); err == nil || !strings.Contains(err.Error(), "audit verify") {
-		t.Fatalf("Append to a damaged trail = %v, want an error pointing to audit verify", err)
+		t.Errorf("Append to a damaged trail = %v, want an error pointing to audit verify", err)
+	}
+	if _, err := Open(path, nil); err == nil || !strings.Contains(err.Error(), "the last line is not a complete audit line") {
+		t.Errorf("Open of a damaged trail = %v, want an error", err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, data[:len(data)-3]) {
+		t.Errorf("the damaged trail was changed")
 	}
 }
 
