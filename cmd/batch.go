@@ -450,6 +450,11 @@ func (b *batch) call(ctx context.Context, j *batchJob) {
 	}
 	var nonce string
 	co := client.CallOptions{Sign: b.opts.Sign.signHook(&nonce)}
+	if b.opts.Sign.verifying() { // for the audit trail's verdict
+		ctx = withResultVerifier(ctx, func(raw json.RawMessage) error {
+			return b.opts.Sign.verifyResult(bt.tool.Name, &client.CallToolResult{Raw: raw}, nonce)
+		})
+	}
 	var res *client.CallToolResult
 	var err error
 	if bt.asTask {
@@ -533,6 +538,7 @@ func (b *batch) verdict() error {
 //	1    connection, transport, protocol or internal error: the session broke
 //	     (any code not listed here ranks just below 1)
 //	7    a call timed out: no answer
+//	9    the policy refused a call (nothing sent)
 //	2    a line could not be used (not JSON, no such tool): the input is wrong
 //	3    the server answered a JSON-RPC error
 //	5    validation: arguments broke the inputSchema (nothing sent), or a
@@ -555,18 +561,20 @@ func batchSeverity(code int) int {
 		return 3
 	case ExitUsage:
 		return 4
-	case ExitTimeout:
+	case ExitPolicy:
 		return 5
+	case ExitTimeout:
+		return 6
 	case ExitError:
-		return 7
-	case ExitAuth:
 		return 8
-	case ExitSignature:
+	case ExitAuth:
 		return 9
-	case ExitInterrupted:
+	case ExitSignature:
 		return 10
+	case ExitInterrupted:
+		return 11
 	}
-	return 6
+	return 7
 }
 
 // parseBatchLine reads one line of a batch: the tool's name and its

@@ -133,7 +133,7 @@ func TestBatchParseLine(t *testing.T) {
 
 func TestBatchSeverity(t *testing.T) {
 	// From the mildest to the gravest, as batchSeverity documents.
-	order := []int{ExitOK, ExitToolError, ExitValidation, ExitRPCError, ExitUsage, ExitTimeout, 9, ExitError, ExitAuth, ExitSignature, ExitInterrupted}
+	order := []int{ExitOK, ExitToolError, ExitValidation, ExitRPCError, ExitUsage, ExitPolicy, ExitTimeout, 42, ExitError, ExitAuth, ExitSignature, ExitInterrupted}
 	for i := 1; i < len(order); i++ {
 		if batchSeverity(order[i-1]) >= batchSeverity(order[i]) {
 			t.Errorf("batchSeverity(%d) = %d, not below batchSeverity(%d) = %d", order[i-1], batchSeverity(order[i-1]), order[i], batchSeverity(order[i]))

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -180,6 +181,11 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	}
 	var nonce string
 	callOpts := client.CallOptions{ProgressToken: "mcpctl-call", Sign: opts.Sign.signHook(&nonce)}
+	if opts.Sign.verifying() { // for the audit trail's verdict
+		ctx = withResultVerifier(ctx, func(raw json.RawMessage) error {
+			return opts.Sign.verifyResult(tool.Name, &client.CallToolResult{Raw: raw}, nonce)
+		})
+	}
 	var res *client.CallToolResult
 	if asTask {
 		res, err = callTask(ctx, f, s, tool.Name, args, callOpts)

@@ -37,7 +37,8 @@ const exitCodeHelp = `Exit codes:
   3    the server answered with a JSON-RPC error
   4    the tool ran and returned isError: true
   5    validation failed
-  6    signature verification failed
+  6    signature verification failed (or an audit trail line, for
+       audit verify)
   7    timed out
   8    authorization required or failed (no usable token, and no way to
        complete a sign-in here: run mcpctl auth login)

@@ -23,6 +23,23 @@ type guard struct {
 	check func(ctx context.Context, r *guardRequest) (guardDecision, error)
 	// record is told of every attempt, refused or sent, and its outcome.
 	record func(r *guardRequest, d guardDecision, o *guardOutcome)
+	// prepare, when set, readies the hooks on the first guarded request
+	// (reading the files they need), so that a command that makes none,
+	// such as list, reads none. Its error stops that request and every
+	// later one.
+	prepare func() error
+
+	once    sync.Once
+	prepErr error
+}
+
+// ready runs prepare once and returns its error.
+func (g *guard) ready() error {
+	if g.prepare == nil {
+		return nil
+	}
+	g.once.Do(func() { g.prepErr = g.prepare() })
+	return g.prepErr
 }
 
 // guardRequest is one request the guard rules on.
@@ -70,6 +87,33 @@ type guardOutcome struct {
 	Err error
 	// Duration is the time from sending to the answer.
 	Duration time.Duration
+	// Signature is the verdict on the result's signature when the command
+	// checks it (--verify-key): "verified" or "failed: <why>"; "" when
+	// not checked.
+	Signature string
+}
+
+// resultVerifierKey is the context key of the check of a tool result's
+// signature (see [withResultVerifier]).
+type resultVerifierKey struct{}
+
+// withResultVerifier gives the guard the check a command makes of the
+// result's signature, so that the audit trail records its verdict: the
+// command checks the result after the guard has recorded the call.
+func withResultVerifier(ctx context.Context, verify func(raw json.RawMessage) error) context.Context {
+	return context.WithValue(ctx, resultVerifierKey{}, verify)
+}
+
+// signatureVerdict runs the result check ctx carries, if any.
+func signatureVerdict(ctx context.Context, raw json.RawMessage) string {
+	verify, _ := ctx.Value(resultVerifierKey{}).(func(json.RawMessage) error)
+	if verify == nil || raw == nil {
+		return ""
+	}
+	if err := verify(raw); err != nil {
+		return "failed: " + err.Error()
+	}
+	return "verified"
 }
 
 // toolBook remembers the tools a session has listed, so the guard can see
@@ -115,6 +159,11 @@ func (s *session) tool(name string) *client.Tool {
 // guarded runs send under the guard: check first, record after.
 func (s *session) guarded(ctx context.Context, r *guardRequest, send func(context.Context) (json.RawMessage, bool, error)) error {
 	g := s.guard
+	if g != nil {
+		if err := g.ready(); err != nil {
+			return err
+		}
+	}
 	d := guardDecision{Allowed: true}
 	if g != nil && g.check != nil {
 		var err error
@@ -129,7 +178,7 @@ func (s *session) guarded(ctx context.Context, r *guardRequest, send func(contex
 	start := time.Now()
 	raw, isError, err := send(ctx)
 	if g != nil && g.record != nil {
-		g.record(r, d, &guardOutcome{Result: raw, IsError: isError, Err: err, Duration: time.Since(start)})
+		g.record(r, d, &guardOutcome{Result: raw, IsError: isError, Err: err, Duration: time.Since(start), Signature: signatureVerdict(ctx, raw)})
 	}
 	return err
 }
@@ -216,6 +265,9 @@ func (f *Factory) guardFor(o *ServerOptions) (*guard, error) {
 	g := &guard{}
 	var err error
 	if g.check, err = f.policyCheck(o); err != nil {
+		return nil, err
+	}
+	if g.record, g.prepare, err = f.auditRecorder(o); err != nil {
 		return nil, err
 	}
 	if g.check == nil && g.record == nil {

@@ -177,6 +177,7 @@ func subcommands() []subcommand {
 		{"mock", NewCmdMock},
 		{"test", func(f *Factory) *cobra.Command { return NewCmdTest(f, nil) }},
 		{"sign", NewCmdSign},
+		{"audit", func(f *Factory) *cobra.Command { return NewCmdAudit(f, nil) }},
 		{"scaffold", NewCmdScaffold},
 		{"version", NewCmdVersion},
 		{"servers", func(f *Factory) *cobra.Command { return NewCmdServers(f, nil) }},
@@ -225,7 +226,8 @@ protocol result as JSON with -o json (or YAML with -o yaml; --jq filters it).
 Settings: -o, --timeout and --protocol-version, when not given, come from
 MCPCTL_OUTPUT, MCPCTL_TIMEOUT and MCPCTL_PROTOCOL_VERSION, else from
 mcpctl's config file (--config FILE, default ~/.config/mcpctl/config.yaml),
-else the built-in defaults.
+else the built-in defaults. So does --audit FILE (MCPCTL_AUDIT, audit:), the
+audit trail of every call, read and prompt get (see mcpctl audit).
 
 ` + exitCodeHelp,
 		Example: `  mcpctl list --demo

@@ -103,6 +103,12 @@ type ServerOptions struct {
 	// accepts a pasted redirect URL.
 	NoBrowser bool
 
+	// Audit is the audit trail file (--audit, or audit: in the config);
+	// AuditKey (--audit-key env:VAR or file:PATH) makes its chain an HMAC
+	// chain.
+	Audit    string
+	AuditKey string
+
 	// Given holds the flags of [overridable] that the command line gave:
 	// they win over a named server's own settings. It comes from the
 	// command being run (see [setServerArgs]), never from shared state.
@@ -193,6 +199,8 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		fs.StringVar(&o.Record, "record", "", "Record the session to `FILE` (NDJSON, secrets redacted) for mcpctl mock to replay")
 		fs.StringVar(&o.ServerStderr, "server-stderr", "", "Where the stdio server's stderr goes: quiet, or a `FILE` (default: mcpctl's stderr)")
 		fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr, and which definition -s NAME uses")
+		fs.StringVar(&o.Audit, "audit", "", "Append a line per tool call, read and prompt get to the audit trail `FILE` (hash-chained; see mcpctl audit); off records nothing, even when the config names a trail")
+		fs.StringVar(&o.AuditKey, "audit-key", "", "HMAC-chain the audit trail with the key in `env:VAR` or file:PATH")
 		fs.BoolVar(&o.Strict, "strict", false, "Fail (exit 5) when a result breaks the official MCP schema, not only warn; with validate, also on lint warnings")
 		_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
 		return

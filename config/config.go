@@ -40,10 +40,13 @@ const (
 	KeyOutput          = "output"
 	KeyTimeout         = "timeout"
 	KeyProtocolVersion = "protocol-version"
+	// KeyAudit is the audit trail every call, read and prompt is
+	// appended to (--audit FILE).
+	KeyAudit = "audit"
 )
 
 // SettingKeys lists the keys of the settings, in the order help shows them.
-func SettingKeys() []string { return []string{KeyOutput, KeyTimeout, KeyProtocolVersion} }
+func SettingKeys() []string { return []string{KeyOutput, KeyTimeout, KeyProtocolVersion, KeyAudit} }
 
 // EnvName is the environment variable that gives the setting key, e.g.
 // MCPCTL_PROTOCOL_VERSION for protocol-version.

@@ -47,6 +47,8 @@
 //     and items_header, each breaking one constraint (see headersmode.go).
 //   - long-names: server-everything's kind of names, long and kebab-case
 //     (see longnamesmode.go).
+//   - secrets: tool login, whose inputSchema marks password and
+//     profile.token writeOnly (see secretsmode.go).
 //   - surface-v1, surface-v2, surface-v3: three versions of one surface
 //     for mcpctl snapshot and diff (see surfacemode.go).
 //
@@ -90,7 +92,7 @@ const (
 
 // modeNames lists the modes in the order usage shows them.
 func modeNames() []string {
-	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3"}
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3", "secrets"}
 }
 
 // modeFunc runs one mode until its client goes away and returns the exit
@@ -128,6 +130,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		return signMode, true
 	case "headers":
 		return headersMode, true
+	case "secrets": // secretsmode.go: writeOnly arguments, for the audit trail's masking
+		return secretsMode, true
 	case "tasks": // tasksmode.go: tool calls as tasks, both eras
 		return tasksMode, true
 	case "watch": // watchmode.go: changes on demand, for mcpctl watch
