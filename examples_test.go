@@ -33,10 +33,12 @@ import (
 // level (README.md, docs/, …) as a fresh clone does; a `cd` or `export`
 // line carries over to the block's later lines. $EVERYTHING is the
 // installed server-everything, and `npx -y @modelcontextprotocol/server-everything`
-// runs it too; HOME is the block's own. An example passes when it exits 0,
-// or with a status that says the server or the check answered (3, 4, 5,
-// 6: the examples show failures too); a usage error, a connection failure
-// or a timeout fails the script.
+// runs it too; HOME is the block's own, and the go command is offline
+// (GOPROXY=off, the module cache of mcpctl's build). An example passes when
+// it exits with the status its trailing comment announces ("# … (exit 5)"),
+// or without one, 0 or a status that says the server or the check answered
+// (3, 4, 5, 6: the examples show failures too); a usage error, a connection
+// failure or a timeout fails the script.
 //
 // An example is listed rather than run when the documentation marks it
 // (a trailing comment with "needs: WHAT", or an HTML comment
@@ -44,8 +46,9 @@ import (
 // or when it needs what a test must not use: the network (a URL that is not
 // 127.0.0.1, npx or npm fetching packages), a browser (auth login), a human
 // (a command that runs until interrupted), a server the reader runs (a
-// local URL, a server command or file that does not exist, a named server
-// the block did not add) or the reader's shell setup. An example that uses
+// local URL, a server command, file, test files or scaffolded project that
+// does not exist, a named server the block did not add) or the reader's
+// shell setup. An example that uses
 // --demo is never listed by these rules: it must run.
 //
 // What ran and what was listed go to $WORK/examples-ran.txt and
