@@ -683,7 +683,8 @@ func stdoutNoiseWriter(warn io.Writer, noise func(string)) io.Writer {
 	}
 	return writerFunc(func(p []byte) (int, error) {
 		for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-			noise(strings.TrimPrefix(line, "mcpctl: protocol violation: "))
+			line = strings.TrimPrefix(line, "mcpctl: protocol violation: ")
+			noise(strings.Replace(line, " (ignored): ", ": ", 1))
 		}
 		return warn.Write(p)
 	})

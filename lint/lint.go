@@ -11,6 +11,13 @@
 // sent, not client's decoded types, which forgive exactly what lint must
 // see (a missing field, a number where a string belongs).
 //
+// Collect asks only for the lists whose capability the server declared,
+// unless [Options.ProbeUndeclared] says to probe the others too (the
+// lifecycle says both parties MUST use only negotiated capabilities). What a
+// stdio server wrote to its stdout besides messages is for the caller, who
+// owns the transport, to put in [Server.StdoutNoise]: each such line is an
+// error.
+//
 // [Collect] fetches everything through [Caller.Call], page by page, so that
 // a repeated cursor or a failed list becomes a finding rather than an
 // error; [Check] turns what was collected into [Finding]s. Each finding
