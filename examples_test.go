@@ -104,9 +104,6 @@ func runExamples(ts *testscript.TestScript, sources []string) {
 			block, added, doc = ex.block, nil, src
 			dir = exampleDir(ts, block)
 		}
-		if name, ok := addsServer(ex.line); ok {
-			added = append(added, name)
-		}
 		line := strings.ReplaceAll(ex.line, everythingNPX, "$EVERYTHING")
 		cwd := blockCwd(ts, dir, prelude)
 		if why := exampleNeeds(ts, ex, line, cwd, added); why != "" {
@@ -122,6 +119,9 @@ func runExamples(ts *testscript.TestScript, sources []string) {
 		}
 		if isStateLine(line) {
 			prelude = append(prelude, line)
+		}
+		if name, ok := addsServer(ex.line); ok && strings.HasPrefix(status, "ok") {
+			added = append(added, name)
 		}
 		ran = append(ran, fmt.Sprintf("%s\t%s\t%s", ex.source, ex.line, status))
 		if !strings.HasPrefix(status, "ok") {
@@ -373,6 +373,9 @@ func ruleNeeds(ts *testscript.TestScript, words []string, code, cwd string, adde
 			return words[i]
 		}
 		return ""
+	}
+	if strings.Contains(code, "$EVERYTHING") && ts.Getenv("EVERYTHING") == "" {
+		return "server-everything, which is not installed (bash scripts/install-tools.sh)"
 	}
 	mcpctl := sub(0) == "mcpctl"
 	offline := mcpctl && (sub(1) == "sign" || sub(1) == "servers" || sub(1) == "completion" || sub(1) == "scaffold")
