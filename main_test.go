@@ -425,12 +425,18 @@ func cmdTokenFiles(ts *testscript.TestScript, neg bool, args []string) {
 // cmdDocExamples writes the test-file examples of a Markdown document to
 // a folder: each ```yaml block that begins with "server:" or "tests:"
 // becomes DIR/exampleN.mcptest.yaml, so a script can run what the docs
-// show. It fails when the document has none.
+// show. It fails when the document has none. With "run", it runs every
+// command line of the sources instead (examples_test.go).
 //
 //	docexamples DOC DIR
+//	docexamples run SOURCE...
 func cmdDocExamples(ts *testscript.TestScript, neg bool, args []string) {
+	if !neg && len(args) > 1 && args[0] == "run" {
+		runExamples(ts, args[1:])
+		return
+	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: docexamples DOC DIR")
+		ts.Fatalf("usage: docexamples DOC DIR, or docexamples run SOURCE...")
 	}
 	data, err := os.ReadFile(ts.MkAbs(args[0]))
 	ts.Check(err)

@@ -17,7 +17,7 @@ const scaffoldExample = `  # A Go server (official go-sdk) with a tool that has 
   mcpctl scaffold server weather --lang go
   cd weather
   mcpctl scaffold tool forecast --arg city:string:required:'The city' --arg days:integer --output summary:string --read-only
-  go mod tidy && go test ./...
+  go test ./...
   go build -o weather . && mcpctl list -- ./weather
   mcpctl call forecast city=Paris days=2 -- ./weather
 

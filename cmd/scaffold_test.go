@@ -35,7 +35,7 @@ func TestScaffoldServerAndTool(t *testing.T) {
 	if !strings.Contains(out, "created "+filepath.Join(dir, "go.mod")+"\n") {
 		t.Errorf("stdout does not list go.mod:\n%s", out)
 	}
-	if !strings.Contains(errOut, "Next:\n  cd "+dir+"\n  go mod tidy\n") {
+	if !strings.Contains(errOut, "Next:\n  cd "+dir+"\n  go test ./...\n") {
 		t.Errorf("stderr has no next steps:\n%s", errOut)
 	}
 
@@ -139,7 +139,7 @@ func TestScaffoldHelpExample(t *testing.T) {
 	}
 	for _, want := range []string{
 		"mcpctl scaffold server weather --lang go\n",
-		"go mod tidy && go test ./...\n",
+		"go test ./...\n",
 		"go build -o weather . && mcpctl list -- ./weather\n",
 		"mcpctl call forecast city=Paris days=2 -- ./weather\n",
 		"mcpctl scaffold server weather-ts --lang ts\n",

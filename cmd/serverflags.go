@@ -84,6 +84,10 @@ type ServerOptions struct {
 	// LintsResults (not a flag) says the command checks results against the official
 	// schema itself (validate's lint), so Connect adds no check of its own.
 	LintsResults bool
+	// OnStdoutNoise (not a flag) receives, besides the warning, what a
+	// stdio server wrote to stdout that is not a JSON-RPC message, one
+	// description per line (validate's lint reports them as errors).
+	OnStdoutNoise func(msg string)
 	// Extensions (not a flag) are the extensions the command declares under
 	// the client's capabilities.extensions, by identifier (skills declares
 	// io.modelcontextprotocol/skills).

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +29,9 @@ type ValidateOptions struct {
 	// SchemaFile, when set, is a JSON Schema file to check the arguments
 	// against, without any server.
 	SchemaFile string
+	// ProbeUndeclared makes lint ask for the lists whose capability the
+	// server did not declare, too.
+	ProbeUndeclared bool
 }
 
 // NewCmdValidate builds `mcpctl validate`. runF replaces the run function in
@@ -50,8 +55,11 @@ Without a tool, lint the whole server for CI: its initialize result (its
 server/discover result in the modern era, --protocol-version 2026-07-28) and
 every page of tools/list, resources/list, resources/templates/list and
 prompts/list are checked against the specification of the protocol version
-spoken (lists whose capability the server did not declare are asked for
-too: the server must refuse them).
+spoken, and so is the server's stdout: any line a stdio server writes there
+that is not a JSON-RPC message is an error. Only lists whose capability the
+server declared are asked for, since the lifecycle says both parties MUST
+use only negotiated capabilities; --probe-undeclared asks for the others
+too, to find a server that answers a list it did not declare.
 Findings are printed errors first, as a table on a terminal and as
 tab-separated lines (severity, rule, subject, message, spec reference) when
 piped, followed by "N errors, M warnings" on stderr. -o json prints
@@ -73,6 +81,7 @@ sensitivity low on a tool whose annotations say destructiveHint).`,
   mcpctl validate --demo weather city=Paris days=0 -o json
   mcpctl validate --schema <(echo '{"type":"object","properties":{"days":{"type":"integer","minimum":1}}}') days=0
   mcpctl validate --demo
+  mcpctl validate --probe-undeclared --demo
   mcpctl validate --strict -- npx -y @modelcontextprotocol/server-everything`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
@@ -94,6 +103,7 @@ sensitivity low on a tool whose annotations say destructiveHint).`,
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
+	cmd.Flags().BoolVar(&opts.ProbeUndeclared, "probe-undeclared", false, "Lint: also ask for the lists whose capability the server did not declare (it must refuse them)")
 	cmd.Flags().StringVar(&opts.SchemaFile, "schema", "", "Check the arguments against the JSON Schema in `FILE`, without a server")
 	return cmd
 }
@@ -117,6 +127,8 @@ func (o *ValidateOptions) validate() error {
 		return flagErrorf("--schema checks arguments against a local schema file, without a server: drop -s, --url, --demo or the server command (or drop --schema to check against a tool of the server)")
 	case o.Server.Strict && o.SchemaFile != "":
 		return flagErrorf("--strict applies to a server's results and lint; --schema checks a local file without a server")
+	case o.ProbeUndeclared && !lintMode:
+		return flagErrorf("--probe-undeclared applies to the lint of a whole server: drop the tool and --schema")
 	case o.ArgsJSON != "" && lintMode:
 		return flagErrorf("--args needs a tool or --schema, e.g. mcpctl validate --demo weather --args '{\"city\": \"Paris\"}'")
 	}
@@ -229,6 +241,17 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 	// Lint checks every result against the official schema itself and
 	// reports it as message-schema findings; warnings would say it twice.
 	opts.Server.LintsResults = true
+	// What a stdio server writes to stdout besides messages; the client's
+	// read loop reports it, so it is all in once the last list answered.
+	var (
+		noiseMu sync.Mutex
+		noise   []string
+	)
+	opts.Server.OnStdoutNoise = func(msg string) {
+		noiseMu.Lock()
+		defer noiseMu.Unlock()
+		noise = append(noise, msg)
+	}
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err
@@ -236,10 +259,14 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 	defer s.Close()
 	// In the modern era the session opened with server/discover, whose
 	// result InitializeResult holds; lint checks it as such.
-	findings, err := lint.Lint(ctx, s.Client, s.InitializeResult().Raw, lint.Options{Era: s.Era(), ProtocolVersion: s.ProtocolVersion()})
+	srv, err := lint.Collect(ctx, s.Client, s.InitializeResult().Raw, lint.Options{Era: s.Era(), ProtocolVersion: s.ProtocolVersion(), ProbeUndeclared: opts.ProbeUndeclared})
 	if err != nil {
 		return fmt.Errorf("linting %s: %w", s.name, err)
 	}
+	noiseMu.Lock()
+	srv.StdoutNoise = slices.Clone(noise)
+	noiseMu.Unlock()
+	findings := lint.Check(srv)
 	if opts.Server.Policy.File != "" {
 		pf, err := f.policyFindings(ctx, s, &opts.Server)
 		if err != nil {

@@ -72,6 +72,7 @@ func CheckWith(official *schema.Checker, s *Server) []Finding {
 			}
 		}
 	}
+	c.stdout(s.StdoutNoise)
 	c.tools(items["tools"])
 	c.resources(items["resources"])
 	c.templates(items["resourceTemplates"])
@@ -146,6 +147,28 @@ func (c *checker) list(l List, m client.ListKind, declared bool) []item {
 			"the server answered %s with %d %s but did not declare the %q capability in %s", m.Method, len(items), plural(len(items), "item", "items"), m.Capability, c.opened())
 	}
 	return items
+}
+
+// maxStdoutFindings bounds the stdout-not-jsonrpc findings: a server that
+// logs to stdout may write thousands of lines, and the first few say it.
+const maxStdoutFindings = 5
+
+// stdout reports the lines a stdio server wrote to stdout that are not
+// JSON-RPC messages, each different line once.
+func (c *checker) stdout(lines []string) {
+	var seen []string
+	for _, l := range lines {
+		if slices.Contains(seen, l) {
+			continue
+		}
+		seen = append(seen, l)
+		if len(seen) <= maxStdoutFindings {
+			c.report(StdoutNotJSONRPC, "stdout", "%s", l)
+		}
+	}
+	if more := len(seen) - maxStdoutFindings; more > 0 {
+		c.report(StdoutNotJSONRPC, "stdout", "and %d more different %s that %s not JSON-RPC", more, plural(more, "line", "lines"), plural(more, "is", "are"))
+	}
 }
 
 // named checks an item's shape and returns its fields (nil when it is not
@@ -245,7 +268,7 @@ func checkToolName(name string) string {
 }
 
 func (c *checker) resources(items []item) {
-	uris, names := newCounter(), newCounter()
+	uris, shown := newCounter(), newShownAlike()
 	for _, it := range items {
 		m, uri, subject := c.named(it, "resource", "uri", "Resource")
 		if m == nil {
@@ -257,22 +280,18 @@ func (c *checker) resources(items []item) {
 			}
 			uris.add(uri)
 		}
-		if raw, ok := m["name"]; ok && jsonKind(raw) == "string" {
-			names.add(stringField(m, "name"))
-		}
+		shown.add(m)
 	}
 	for _, d := range uris.duplicates() {
 		c.report(ResourceURIDuplicate, fmt.Sprintf("resource %q", d.name), "%d resources have the URI %q", d.count, d.name)
 	}
-	for _, d := range names.duplicates() {
-		c.report(ResourceNameDuplicate, fmt.Sprintf("resource name %q", d.name), "%d resources are named %q", d.count, d.name)
-	}
+	shown.report(c, "resource", "resources")
 }
 
 func (c *checker) templates(items []item) {
-	names := newCounter()
+	shown := newShownAlike()
 	for _, it := range items {
-		m, name, subject := c.named(it, "template", "name", "ResourceTemplate")
+		m, _, subject := c.named(it, "template", "name", "ResourceTemplate")
 		if m == nil {
 			continue
 		}
@@ -282,12 +301,52 @@ func (c *checker) templates(items []item) {
 				c.report(ResourceTemplateInvalid, subject, "uriTemplate %q %s (RFC 6570)", tmpl, msg)
 			}
 		}
-		if raw, ok := m["name"]; ok && jsonKind(raw) == "string" {
-			names.add(name)
-		}
+		shown.add(m)
 	}
-	for _, d := range names.duplicates() {
-		c.report(ResourceNameDuplicate, fmt.Sprintf("template name %q", d.name), "%d resource templates are named %q", d.count, d.name)
+	shown.report(c, "template", "resource templates")
+}
+
+// displayLabel is what a client shows for a resource or template: its
+// title, or its name when it has no title; titled says which. The
+// specification leaves names free to repeat (the URI identifies a
+// resource); only items shown alike are a problem.
+func displayLabel(m map[string]json.RawMessage) (label string, titled bool) {
+	if raw, ok := m["title"]; ok && jsonKind(raw) == "string" && stringField(m, "title") != "" {
+		return stringField(m, "title"), true
+	}
+	if raw, ok := m["name"]; ok && jsonKind(raw) == "string" {
+		return stringField(m, "name"), false
+	}
+	return "", false
+}
+
+// shownAlike counts the labels of resources or templates (see
+// displayLabel) and reports those that several share.
+type shownAlike struct {
+	labels *counter
+	titled map[string]bool // a label some item has as its title
+}
+
+func newShownAlike() *shownAlike { return &shownAlike{labels: newCounter(), titled: map[string]bool{}} }
+
+func (s *shownAlike) add(m map[string]json.RawMessage) {
+	label, titled := displayLabel(m)
+	if label == "" {
+		return // no name: message-schema says so
+	}
+	s.labels.add(label)
+	s.titled[label] = s.titled[label] || titled
+}
+
+func (s *shownAlike) report(c *checker, kind, kinds string) {
+	for _, d := range s.labels.duplicates() {
+		if s.titled[d.name] {
+			c.report(ResourceNameDuplicate, fmt.Sprintf("%s title %q", kind, d.name),
+				"%d %s are shown as %q (their title, or their name when they have no title); give each its own title", d.count, kinds, d.name)
+			continue
+		}
+		c.report(ResourceNameDuplicate, fmt.Sprintf("%s name %q", kind, d.name),
+			"%d %s are named %q and have no title, so clients show them alike; give each its own name or a title", d.count, kinds, d.name)
 	}
 }
 

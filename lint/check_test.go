@@ -2,6 +2,7 @@ package lint_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -259,5 +260,69 @@ func TestFindingJSON(t *testing.T) {
 	want := `{"ruleId":"r","severity":"error","subject":"s","message":"m","specRef":"x"}`
 	if string(b) != want {
 		t.Errorf("JSON = %s, want %s", b, want)
+	}
+}
+
+// TestCheckStdoutNoise checks that each different line a stdio server wrote
+// to stdout that is not JSON-RPC is an error, up to a bound.
+func TestCheckStdoutNoise(t *testing.T) {
+	init := json.RawMessage(`{"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}`)
+	many := make([]string, 9)
+	for i := range many {
+		many[i] = fmt.Sprintf("line %d", i)
+	}
+	for _, tc := range []struct {
+		name  string
+		noise []string
+		want  []string
+	}{
+		{"none", nil, nil},
+		{"one line, repeated", []string{"hello", "hello"}, []string{"hello"}},
+		{"past the bound", many, []string{"line 0", "line 1", "line 2", "line 3", "line 4", "and 4 more different lines that are not JSON-RPC"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			findings := lint.Check(&lint.Server{Initialize: init, StdoutNoise: tc.noise})
+			var got []string
+			for _, f := range findings {
+				if f.RuleID != lint.StdoutNotJSONRPC || f.Severity != lint.SeverityError || f.Subject != "stdout" ||
+					f.SpecRef != "docs/specification/2025-11-25/basic/transports.mdx#stdio" {
+					t.Errorf("unexpected finding %+v", f)
+					continue
+				}
+				got = append(got, f.Message)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("messages (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCheckResourcesShownAlike checks that resource-name-duplicate is about
+// what clients show (the title, else the name), not names as such, which
+// the specification lets repeat.
+func TestCheckResourcesShownAlike(t *testing.T) {
+	init := json.RawMessage(`{"protocolVersion": "2025-11-25", "capabilities": {"resources": {}}, "serverInfo": {"name": "s", "version": "1"}}`)
+	for _, tc := range []struct {
+		name, resources string
+		want            []string
+	}{
+		{"same name, own titles", `[{"uri": "a://1", "name": "r", "title": "One"}, {"uri": "a://2", "name": "r", "title": "Two"}]`, nil},
+		{"same name, no title", `[{"uri": "a://1", "name": "r"}, {"uri": "a://2", "name": "r"}]`, []string{`resource name "r"`}},
+		{"same title", `[{"uri": "a://1", "name": "a", "title": "T"}, {"uri": "a://2", "name": "b", "title": "T"}]`, []string{`resource title "T"`}},
+		{"a title equal to another's name", `[{"uri": "a://1", "name": "x", "title": "r"}, {"uri": "a://2", "name": "r"}]`, []string{`resource title "r"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &lint.Server{Initialize: init, Lists: []lint.List{{Method: "resources/list", Pages: []lint.Page{{Result: json.RawMessage(`{"resources": ` + tc.resources + `}`)}}}}}
+			var got []string
+			for _, f := range lint.Check(s) {
+				if f.RuleID == lint.ResourceNameDuplicate {
+					got = append(got, f.Subject)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("subjects (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

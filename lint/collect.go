@@ -26,6 +26,12 @@ type Options struct {
 	// era "" means the one the initialize result names; in the modern era,
 	// where no result names it, "" means [client.ModernProtocolVersion].
 	ProtocolVersion string
+	// ProbeUndeclared asks [Collect] for the lists whose capability the
+	// server did not declare too, to see whether it answers them with
+	// items. Off by default: the lifecycle says both parties MUST use only
+	// the capabilities they negotiated, so a client that asks for more is
+	// itself off the specification (and some servers end the session).
+	ProbeUndeclared bool
 }
 
 // modern reports whether the options name the modern era.
@@ -42,8 +48,14 @@ type Server struct {
 	// initialize, or of server/discover in the modern era.
 	Initialize json.RawMessage
 	// Lists holds one entry per list method, in the order of
-	// [client.ListMethods].
+	// [client.ListMethods]. A list whose capability the server did not
+	// declare has no pages unless [Options.ProbeUndeclared] was set.
 	Lists []List
+	// StdoutNoise are the lines a stdio server wrote to its stdout that
+	// are not JSON-RPC messages, as the transport and client reported
+	// them while the session ran. Collect cannot see them: the caller that
+	// owns the transport fills them in before [Check].
+	StdoutNoise []string
 }
 
 // List is what one list method returned, page by page.
@@ -72,11 +84,12 @@ type Page struct {
 // initialize result (server/discover result, in the modern era) is
 // initialize.
 //
-// It calls the lists whose capability the server declared first, then the
-// others: a server must answer those with an error (such as -32601, method
-// not found), and one that answers with items offers something it did not
-// declare. Only this probing goes beyond what the server declared; it is
-// what lets the capability-undeclared rule see the difference.
+// It calls the lists whose capability the server declared; with
+// [Options.ProbeUndeclared], then the others too: a server must answer
+// those with an error (such as -32601, method not found), and one that
+// answers with items offers something it did not declare. Only this
+// probing goes beyond what the server declared; it is what lets the
+// capability-undeclared rule see the difference.
 //
 // Pagination is followed by the client's paginator, [client.Paginate],
 // which reports where and why a list stopped; that is recorded in
@@ -91,6 +104,9 @@ func Collect(ctx context.Context, c Caller, initialize json.RawMessage, opts Opt
 	// Declared first, each group in the order of client.ListMethods.
 	order := make([]client.ListKind, 0, len(methods))
 	for _, pass := range []bool{true, false} {
+		if !pass && !opts.ProbeUndeclared {
+			break
+		}
 		for _, m := range methods {
 			if declared[m.Capability] == pass {
 				order = append(order, m)
@@ -107,7 +123,11 @@ func Collect(ctx context.Context, c Caller, initialize json.RawMessage, opts Opt
 	}
 	s := &Server{Options: opts, Initialize: initialize}
 	for _, m := range methods {
-		s.Lists = append(s.Lists, lists[m.Method])
+		l, ok := lists[m.Method]
+		if !ok {
+			l = List{Method: m.Method} // not declared, not probed
+		}
+		s.Lists = append(s.Lists, l)
 	}
 	return s, nil
 }

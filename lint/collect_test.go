@@ -76,7 +76,7 @@ func TestCollectPages(t *testing.T) {
 		}
 		return `{"tools": [], "nextCursor": ""}`, nil // an empty cursor ends the list too
 	})
-	if diff := cmp.Diff([]string{"tools/list", "tools/list b", "tools/list c", "resources/list", "resources/templates/list", "prompts/list"}, calls); diff != "" {
+	if diff := cmp.Diff([]string{"tools/list", "tools/list b", "tools/list c"}, calls); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 	var cursors []string
@@ -170,29 +170,59 @@ func TestCollectCancelled(t *testing.T) {
 	}
 }
 
-// TestCollectOrder checks that declared lists are asked for first, and that
-// Lists keeps the order of ListMethods.
+// TestCollectOrder checks that only declared lists are asked for unless
+// ProbeUndeclared is set, then after the declared ones; and that Lists
+// keeps the order of ListMethods either way.
 func TestCollectOrder(t *testing.T) {
-	c := &scripted{answer: func(method, cursor string) (string, error) {
-		if method == "prompts/list" {
-			return `{"prompts": []}`, nil
-		}
-		return "", errMethodNotFound
-	}}
-	init := `{"protocolVersion": "2025-11-25", "capabilities": {"prompts": {}}, "serverInfo": {"name": "s", "version": "1"}}`
-	s, err := lint.Collect(context.Background(), c, json.RawMessage(init), lint.Options{})
+	for _, tc := range []struct {
+		probe bool
+		calls []string
+	}{
+		{false, []string{"prompts/list"}},
+		{true, []string{"prompts/list", "tools/list", "resources/list", "resources/templates/list"}},
+	} {
+		t.Run(fmt.Sprintf("probe %v", tc.probe), func(t *testing.T) {
+			c := &scripted{answer: func(method, cursor string) (string, error) {
+				if method == "prompts/list" {
+					return `{"prompts": []}`, nil
+				}
+				return "", errMethodNotFound
+			}}
+			init := `{"protocolVersion": "2025-11-25", "capabilities": {"prompts": {}}, "serverInfo": {"name": "s", "version": "1"}}`
+			s, err := lint.Collect(context.Background(), c, json.RawMessage(init), lint.Options{ProbeUndeclared: tc.probe})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.calls, c.calls); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+			var methods []string
+			for _, l := range s.Lists {
+				methods = append(methods, l.Method)
+			}
+			if diff := cmp.Diff([]string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"}, methods); diff != "" {
+				t.Errorf("Lists (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestUndeclaredNotProbed checks that without ProbeUndeclared a server
+// that would answer an undeclared list is not asked, so nothing is found.
+func TestUndeclaredNotProbed(t *testing.T) {
+	s := defectserver.Server{}
+	init, rpcErr := s.Handle("initialize", json.RawMessage(`{"protocolVersion": "2025-11-25"}`))
+	if rpcErr != nil {
+		t.Fatal(rpcErr)
+	}
+	findings, err := lint.Lint(context.Background(), defectCaller{s}, init, lint.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"prompts/list", "tools/list", "resources/list", "resources/templates/list"}, c.calls); diff != "" {
-		t.Errorf("calls (-want +got):\n%s", diff)
-	}
-	var methods []string
-	for _, l := range s.Lists {
-		methods = append(methods, l.Method)
-	}
-	if diff := cmp.Diff([]string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"}, methods); diff != "" {
-		t.Errorf("Lists (-want +got):\n%s", diff)
+	for _, f := range findings {
+		if f.RuleID == lint.CapabilityUndeclared || strings.HasPrefix(f.Subject, "prompt") {
+			t.Errorf("found %s %s without --probe-undeclared", f.RuleID, f.Subject)
+		}
 	}
 }
 
@@ -221,7 +251,7 @@ func TestDefectServer(t *testing.T) {
 				if rpcErr != nil {
 					t.Fatal(rpcErr)
 				}
-				findings, err := lint.Lint(context.Background(), defectCaller{s}, init, lint.Options{})
+				findings, err := lint.Lint(context.Background(), defectCaller{s}, init, lint.Options{ProbeUndeclared: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -247,6 +277,9 @@ func TestDefectServer(t *testing.T) {
 				for _, r := range lint.Rules() {
 					if strings.Contains(r.SpecRef, "/2026-07-28/") {
 						continue // the modern era's rules: the defect server speaks only legacy revisions
+					}
+					if r.ID == lint.StdoutNotJSONRPC {
+						continue // the transport sees those lines, not Collect: TestCheckStdoutNoise
 					}
 					if !rules[r.ID] {
 						t.Errorf("no seeded defect for rule %s", r.ID)

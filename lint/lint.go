@@ -11,6 +11,13 @@
 // sent, not client's decoded types, which forgive exactly what lint must
 // see (a missing field, a number where a string belongs).
 //
+// Collect asks only for the lists whose capability the server declared,
+// unless [Options.ProbeUndeclared] says to probe the others too (the
+// lifecycle says both parties MUST use only negotiated capabilities). What a
+// stdio server wrote to its stdout besides messages is for the caller, who
+// owns the transport, to put in [Server.StdoutNoise]: each such line is an
+// error.
+//
 // [Collect] fetches everything through [Caller.Call], page by page, so that
 // a repeated cursor or a failed list becomes a finding rather than an
 // error; [Check] turns what was collected into [Finding]s. Each finding
@@ -90,6 +97,7 @@ const (
 	PromptNameDuplicate      = "prompt-name-duplicate"
 	PromptArgumentUnnamed    = "prompt-argument-unnamed"
 	CapabilityUndeclared     = "capability-undeclared"
+	StdoutNotJSONRPC         = "stdout-not-jsonrpc"
 	MessageSchema            = "message-schema"
 
 	// The rules of the modern era (2026-07-28 and later).
@@ -111,6 +119,7 @@ const (
 	specPagination = "docs/specification/2025-11-25/server/utilities/pagination.mdx"
 	specBasic      = "docs/specification/2025-11-25/basic/index.mdx"
 	specLifecycle  = "docs/specification/2025-11-25/basic/lifecycle.mdx"
+	specStdio      = "docs/specification/2025-11-25/basic/transports.mdx#stdio"
 	specSchema     = "schema/2025-11-25/schema.json"
 
 	specModernSchema = "schema/2026-07-28/schema.json"
@@ -124,8 +133,10 @@ func Rules() []Rule {
 	return []Rule{
 		{MessageSchema, SeverityError, specSchema,
 			"A message breaks the official schema of the negotiated protocol version (a required field missing, a wrong type, a value outside its enum or range), as mcpctl embeds it."},
+		{StdoutNotJSONRPC, SeverityError, specStdio,
+			"A stdio server wrote a line to stdout that is not a JSON-RPC message (\"The server MUST NOT write anything to its stdout that is not a valid MCP message\"): a banner or log line there breaks clients that stop at the first bad line."},
 		{CapabilityUndeclared, SeverityError, specLifecycle + "#capability-negotiation",
-			"The server answered a list whose capability it did not declare (\"Servers that support tools MUST declare the tools capability\"), or declared a capability whose list fails."},
+			"A capability the server declared, but whose list fails; with --probe-undeclared (Options.ProbeUndeclared) also a list the server answered with items though it did not declare its capability (\"Both parties MUST: ... Only use capabilities that were successfully negotiated\")."},
 		{ToolNameInvalid, SeverityError, specTools + "#tool-names",
 			"A tool name is not 1 to 128 characters of A-Z, a-z, 0-9, \"_\", \"-\" and \".\" (the spec says SHOULD; clients and model APIs reject other names)."},
 		{ToolNameDuplicate, SeverityError, specTools + "#tool-names",
@@ -148,8 +159,8 @@ func Rules() []Rule {
 			"Two resources share a URI, their unique identifier."},
 		{ResourceTemplateInvalid, SeverityError, specResources + "#resource-templates",
 			"A resource template's uriTemplate breaks the syntax of RFC 6570."},
-		{ResourceNameDuplicate, SeverityWarning, specResources + "#resource",
-			"Two resources, or two resource templates, share a name, so a user cannot tell them apart."},
+		{ResourceNameDuplicate, SeverityWarning, specSchema + "#/$defs/BaseMetadata/properties/name",
+			"Two resources, or two resource templates, are shown alike: they share a name and have no title, or the same title. The specification does not require unique names (a resource's URI is its identifier), but a name is what a client shows when there is no title (\"used as a display name ... fallback (if title isn't present)\"), so a user cannot tell them apart."},
 		{PromptNameDuplicate, SeverityError, specPrompts + "#prompt",
 			"Two prompts share a name, their unique identifier."},
 		{PromptArgumentUnnamed, SeverityError, specPrompts + "#prompt",

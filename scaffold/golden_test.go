@@ -210,3 +210,37 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(data)
 }
+
+// TestGoSum keeps the generated go.sum whole and true: it has both hashes
+// of every module the generated go.mod requires, so `go test` and `go build`
+// need no `go mod tidy` first, and every line is one of mcpctl's own go.sum
+// (the same hashes the checksum database vouched for when mcpctl's
+// dependencies were added). Regenerate it with `go mod tidy` in a new
+// project after changing go.mod.tmpl.
+func TestGoSum(t *testing.T) {
+	ours := map[string]bool{}
+	for _, line := range strings.Split(readFile(t, "../go.sum"), "\n") {
+		ours[line] = true
+	}
+	tree := readTree(t, generate(t, LangGo, TransportStdio, false))
+	sum := tree["go.sum"]
+	if sum == "" {
+		t.Fatal("the generated project has no go.sum")
+	}
+	have := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(sum), "\n") {
+		if !ours[line] {
+			t.Errorf("go.sum line %q is not in mcpctl's go.sum", line)
+		}
+		if f := strings.Fields(line); len(f) == 3 {
+			have[f[0]+" "+f[1]] = true
+		}
+	}
+	for mod, v := range requires(t, tree["go.mod"]) {
+		for _, k := range []string{mod + " " + v, mod + " " + v + "/go.mod"} {
+			if !have[k] {
+				t.Errorf("go.sum has no hash for %s", k)
+			}
+		}
+	}
+}

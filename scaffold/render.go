@@ -214,6 +214,7 @@ func projectFiles(m *manifest, t *toolData) ([]genFile, error) {
 	case LangGo:
 		names = map[string]string{
 			"go.mod":         "go.mod.tmpl",
+			"go.sum":         "go.sum.tmpl",
 			"main.go":        "main.go.tmpl",
 			"server.go":      "server.go.tmpl",
 			"server_test.go": "server_test.go.tmpl",
