@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
