@@ -53,9 +53,12 @@ Arguments follow the httpie convention:
                 key=value arguments are merged over it
 
 Text content is printed; images and audio are saved to files under
---save-dir (a fresh temporary folder by default) and their paths printed;
-resource links and embedded resources are shown with URI and MIME type;
-structuredContent is printed as JSON. -o json prints the protocol result.
+--save-dir (a fresh temporary folder by default; existing files are never
+replaced) and their paths printed; resource links and embedded resources
+are shown with URI and MIME type, annotations on an [annotations] line.
+structuredContent is printed as JSON: alone when the text only restates
+it, else under a "structuredContent:" label after a "content:" one.
+-o json prints the protocol result.
 
 With --sign-key the request carries an HMAC signature in params._meta
 (docs/signing.md); with --verify-key the result's signature is checked too:
@@ -124,7 +127,7 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 	addOutputFlags(cmd, &opts.Output)
 	addSignFlags(cmd, &opts.Sign)
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
-	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs (default: a new temporary folder)")
+	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: a new temporary folder)")
 	cmd.Flags().BoolVar(&opts.Task, "task", false, `Run the call as a task (for a tool whose taskSupport is "optional"; "required" ones always are)`)
 	addLogLevelFlag(cmd, &opts.LogLevel)
 	addBatchFlags(cmd, opts)
@@ -285,14 +288,11 @@ func violationsError(headline string, violations []schema.Violation) error {
 	return &ExitCodeError{Code: ExitValidation, Msg: b.String()}
 }
 
+// printToolResult writes a tool result as text: content and
+// structuredContent each said once (see [render.Printer.ToolResult]).
 func printToolResult(p *render.Printer, res *client.CallToolResult, saveDir string) error {
-	if _, err := p.Content(res.Content, render.ContentOptions{SaveDir: saveDir}); err != nil {
-		return err
-	}
-	if len(res.StructuredContent) > 0 {
-		return p.Structured(res.StructuredContent)
-	}
-	return nil
+	_, err := p.ToolResult(res.Content, res.StructuredContent, render.ContentOptions{SaveDir: saveDir})
+	return err
 }
 
 func findTool(tools []client.Tool, name string) *client.Tool {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/itchyny/gojq"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpctl/mcpctl/client"
@@ -32,9 +33,14 @@ type OutputOptions struct {
 	// output of JQ is false or null, or when there is none, as jq -e does
 	// (jq exits 4 for no output, but 4 is mcpctl's isError code).
 	ExitStatus bool
+
+	// flags are the command's flags, to tell an -o the command line gave
+	// from one the settings filled in (see [OutputOptions.validate]).
+	flags *pflag.FlagSet
 }
 
 func addOutputFlags(cmd *cobra.Command, o *OutputOptions) {
+	o.flags = cmd.Flags()
 	cmd.Flags().StringVarP(&o.Format, "output", "o", "text", "Output `format`: text, json or yaml")
 	markSetting(cmd, "output")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "Print the protocol result as JSON (same as -o json)")
@@ -45,7 +51,18 @@ func addOutputFlags(cmd *cobra.Command, o *OutputOptions) {
 	_ = cmd.RegisterFlagCompletionFunc("jq", cobra.NoFileCompletions)
 }
 
+// validate checks the output flags and settles the format. Flags that
+// contradict each other on the command line (--json -o yaml, --jq with
+// -o text) are a usage error rather than one silently winning; an -o
+// from MCPCTL_OUTPUT or the config file gives way to --json and --jq.
 func (o *OutputOptions) validate() error {
+	given := o.flags != nil && o.flags.Changed("output")
+	switch {
+	case given && o.JSON && o.Format != "json":
+		return flagErrorf("--json and -o %s ask for different output: give one of them", o.Format)
+	case given && o.JQ != "" && o.Format == "text":
+		return flagErrorf("--jq filters JSON output, but -o text asks for text: drop -o text (or use -o yaml to print the result as YAML)")
+	}
 	if o.JSON {
 		o.Format = "json"
 	}

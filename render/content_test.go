@@ -203,6 +203,53 @@ func TestContentTempDir(t *testing.T) {
 	}
 }
 
+// TestContentSaveDirNoClobber: a save directory's files are never
+// replaced; each call takes the next free names and says which.
+func TestContentSaveDirNoClobber(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "image-2.png"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blocks := []client.Content{
+		{Type: "image", MIMEType: "image/png", Data: b64("one")},
+		{Type: "image", MIMEType: "image/png", Data: b64("two")},
+	}
+	tests := []struct {
+		name  string
+		want  []string
+		lines string
+	}{
+		{"first run skips the user's file", []string{"image-1.png", "image-3.png"}, "saved to DIR/image-1.png\n[image image/png, 3 bytes] saved to DIR/image-3.png\n"},
+		{"second run keeps the first's", []string{"image-4.png", "image-5.png"}, "saved to DIR/image-4.png\n[image image/png, 3 bytes] saved to DIR/image-5.png\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &Printer{Out: &out}
+			files, err := p.Content(blocks, ContentOptions{SaveDir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range files {
+				got = append(got, filepath.Base(f))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+			if text := strings.ReplaceAll(out.String(), dir, "DIR"); !strings.HasSuffix(text, tc.lines) {
+				t.Errorf("output %q does not end with %q", text, tc.lines)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "image-2.png")); string(b) != "mine" {
+		t.Errorf("image-2.png = %q: the user's file was replaced", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "image-1.png")); string(b) != "one" {
+		t.Errorf("image-1.png = %q, want the first run's", b)
+	}
+}
+
 func TestContentBare(t *testing.T) {
 	var out bytes.Buffer
 	p := &Printer{Out: &out, TTY: true}
