@@ -522,3 +522,36 @@ func TestContentLargeTextRawNotCopied(t *testing.T) {
 		}
 	}
 }
+
+func TestToolResult(t *testing.T) {
+	text := func(s string) client.Content { return client.Content{Type: "text", Text: s} }
+	prio := 0.8
+	tests := []struct {
+		name       string
+		content    []client.Content
+		structured json.RawMessage
+		want       string
+	}{
+		{"content only", []client.Content{text("hi")}, nil, "hi\n"},
+		{"structured only", nil, json.RawMessage(`{"a":1}`), "{\n  \"a\": 1\n}\n"},
+		{"text restates it", []client.Content{text(`{"b": [1, 2], "a": 1}`)}, json.RawMessage(`{"a":1,"b":[1,2]}`), "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2\n  ]\n}\n"},
+		{"text differs", []client.Content{text("5")}, json.RawMessage(`{"sum":5}`), "content:\n5\nstructuredContent:\n{\n  \"sum\": 5\n}\n"},
+		{"numbers as written", []client.Content{text(`{"a":1.0}`)}, json.RawMessage(`{"a":1}`), "content:\n{\"a\":1.0}\nstructuredContent:\n{\n  \"a\": 1\n}\n"},
+		{"two blocks", []client.Content{text(`{"a":1}`), text("more")}, json.RawMessage(`{"a":1}`), "content:\n{\"a\":1}\nmore\nstructuredContent:\n{\n  \"a\": 1\n}\n"},
+		{"null structured", []client.Content{text("x")}, json.RawMessage(`null`), "x\n"},
+		{"annotations shown", []client.Content{{Type: "text", Text: "for you", Annotations: &client.ContentAnnotations{Audience: []string{"user", "assistant"}, Priority: &prio, LastModified: "2025-01-12T15:00:58Z"}}}, nil,
+			"[annotations] audience user,assistant; priority 0.8; lastModified 2025-01-12T15:00:58Z\nfor you\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &Printer{Out: &out}
+			if _, err := p.ToolResult(tt.content, tt.structured, ContentOptions{SaveDir: t.TempDir()}); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, out.String()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
