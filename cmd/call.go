@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
@@ -123,15 +124,23 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 			return callRun(cmd.Context(), opts)
 		},
 	}
-	addServerFlags(cmd, &opts.Server)
-	addOutputFlags(cmd, &opts.Output)
-	addSignFlags(cmd, &opts.Sign)
-	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
-	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: a new temporary folder)")
-	cmd.Flags().BoolVar(&opts.Task, "task", false, `Run the call as a task (for a tool whose taskSupport is "optional"; "required" ones always are)`)
-	addLogLevelFlag(cmd, &opts.LogLevel)
-	addBatchFlags(cmd, opts)
-	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
+	server := addedFlags(cmd, "Server", func() { addServerFlags(cmd, &opts.Server) })
+	output := addedFlags(cmd, "Output", func() {
+		addOutputFlags(cmd, &opts.Output)
+		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: a new temporary folder)")
+	})
+	signing := addedFlags(cmd, "Signing", func() { addSignFlags(cmd, &opts.Sign) })
+	arguments := addedFlags(cmd, "Argument", func() {
+		cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
+		cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
+	})
+	call := addedFlags(cmd, "Call", func() {
+		cmd.Flags().BoolVar(&opts.Task, "task", false, `Run the call as a task (for a tool whose taskSupport is "optional"; "required" ones always are)`)
+		addLogLevelFlag(cmd, &opts.LogLevel)
+		addBatchFlags(cmd, opts)
+	})
+	server, oauth := splitFlagGroup(cmd, server, "OAuth", func(f *pflag.Flag) bool { return strings.HasPrefix(f.Usage, "OAuth:") })
+	setFlagGroups(cmd, []flagGroup{arguments, call, output, signing, server, oauth})
 	return cmd
 }
 

@@ -33,14 +33,9 @@ type OutputOptions struct {
 	// output of JQ is false or null, or when there is none, as jq -e does
 	// (jq exits 4 for no output, but 4 is mcpctl's isError code).
 	ExitStatus bool
-
-	// flags are the command's flags, to tell an -o the command line gave
-	// from one the settings filled in (see [OutputOptions.validate]).
-	flags *pflag.FlagSet
 }
 
 func addOutputFlags(cmd *cobra.Command, o *OutputOptions) {
-	o.flags = cmd.Flags()
 	cmd.Flags().StringVarP(&o.Format, "output", "o", "text", "Output `format`: text, json or yaml")
 	markSetting(cmd, "output")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "Print the protocol result as JSON (same as -o json)")
@@ -51,18 +46,25 @@ func addOutputFlags(cmd *cobra.Command, o *OutputOptions) {
 	_ = cmd.RegisterFlagCompletionFunc("jq", cobra.NoFileCompletions)
 }
 
-// validate checks the output flags and settles the format. Flags that
-// contradict each other on the command line (--json -o yaml, --jq with
-// -o text) are a usage error rather than one silently winning; an -o
-// from MCPCTL_OUTPUT or the config file gives way to --json and --jq.
-func (o *OutputOptions) validate() error {
-	given := o.flags != nil && o.flags.Changed("output")
+// checkOutputFlags refuses output flags that contradict each other on the
+// command line (--json -o yaml, --jq with -o text) rather than let one
+// silently win. It runs before the settings fill -o in: an -o from
+// MCPCTL_OUTPUT or the config file gives way to --json and --jq.
+func checkOutputFlags(fs *pflag.FlagSet) error {
+	if !fs.Changed("output") {
+		return nil
+	}
+	format := fs.Lookup("output").Value.String()
 	switch {
-	case given && o.JSON && o.Format != "json":
-		return flagErrorf("--json and -o %s ask for different output: give one of them", o.Format)
-	case given && o.JQ != "" && o.Format == "text":
+	case fs.Changed("json") && format != "json":
+		return flagErrorf("--json and -o %s ask for different output: give one of them", format)
+	case fs.Changed("jq") && format == "text":
 		return flagErrorf("--jq filters JSON output, but -o text asks for text: drop -o text (or use -o yaml to print the result as YAML)")
 	}
+	return nil
+}
+
+func (o *OutputOptions) validate() error {
 	if o.JSON {
 		o.Format = "json"
 	}

@@ -276,6 +276,9 @@ func addGlobalFlags(root *cobra.Command, f *Factory) {
 		default:
 			return flagErrorf("invalid --color %q: expected auto, always or never", color)
 		}
+		if err := checkOutputFlags(cmd.Flags()); err != nil {
+			return err
+		}
 		if settings != nil {
 			return settings(cmd, args)
 		}

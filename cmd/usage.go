@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -221,4 +222,84 @@ func flagTakesValue(word string) bool {
 		return true
 	}
 	return false
+}
+
+// flagGroup is a titled set of a command's flags, for its help.
+type flagGroup struct {
+	title string
+	names []string
+}
+
+// addedFlags runs add, which registers flags on cmd, and returns a group
+// of the flags it added under title.
+func addedFlags(cmd *cobra.Command, title string, add func()) flagGroup {
+	before := map[string]bool{}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+	add()
+	g := flagGroup{title: title}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !before[f.Name] {
+			g.names = append(g.names, f.Name)
+		}
+	})
+	return g
+}
+
+// splitFlagGroup moves the flags of g that match into a new group titled
+// title, and returns both.
+func splitFlagGroup(cmd *cobra.Command, g flagGroup, title string, match func(*pflag.Flag) bool) (flagGroup, flagGroup) {
+	kept, moved := flagGroup{title: g.title}, flagGroup{title: title}
+	for _, name := range g.names {
+		if f := cmd.Flags().Lookup(name); f != nil && match(f) {
+			moved.names = append(moved.names, name)
+		} else {
+			kept.names = append(kept.names, name)
+		}
+	}
+	return kept, moved
+}
+
+// setFlagGroups makes cmd's help list its flags in groups, in the order
+// given, then "Other flags" for the rest (help, and any a later change
+// adds without a group) and the global flags: a command with fifty flags
+// is read by what they are for.
+func setFlagGroups(cmd *cobra.Command, groups []flagGroup) {
+	cmd.SetUsageFunc(func(c *cobra.Command) error {
+		var b strings.Builder
+		b.WriteString("Usage:\n  " + c.UseLine() + "\n")
+		if len(c.Aliases) > 0 {
+			b.WriteString("\nAliases:\n  " + c.NameAndAliases() + "\n")
+		}
+		if c.HasExample() {
+			b.WriteString("\nExamples:\n" + c.Example + "\n")
+		}
+		grouped := map[string]bool{}
+		local := c.LocalFlags()
+		for _, g := range groups {
+			fs := pflag.NewFlagSet(g.title, pflag.ContinueOnError)
+			for _, name := range g.names {
+				if f := local.Lookup(name); f != nil && !f.Hidden {
+					fs.AddFlag(f)
+					grouped[name] = true
+				}
+			}
+			if fs.HasFlags() {
+				b.WriteString("\n" + g.title + " flags:\n" + fs.FlagUsages())
+			}
+		}
+		rest := pflag.NewFlagSet("other", pflag.ContinueOnError)
+		local.VisitAll(func(f *pflag.Flag) {
+			if !grouped[f.Name] && !f.Hidden {
+				rest.AddFlag(f)
+			}
+		})
+		if rest.HasFlags() {
+			b.WriteString("\nOther flags:\n" + rest.FlagUsages())
+		}
+		if c.HasAvailableInheritedFlags() {
+			b.WriteString("\nGlobal Flags:\n" + c.InheritedFlags().FlagUsages())
+		}
+		_, err := io.WriteString(c.OutOrStderr(), b.String())
+		return err
+	})
 }
