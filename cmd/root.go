@@ -113,6 +113,12 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	err := root.ExecuteContext(ctx)
+	if err != nil && isCobraUsageError(err) {
+		// A mistyped command makes its flags unknown too: name the command.
+		if cmdErr := unknownCommandFirst(root, args); cmdErr != nil {
+			err = cmdErr
+		}
+	}
 	f.state().results.wait()
 	if err == nil {
 		err = f.state().results.err()

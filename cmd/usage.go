@@ -101,14 +101,49 @@ func suggestSubcommands(c *cobra.Command) {
 		if len(args) == 0 || !groupOnly(cmd) {
 			return nil
 		}
-		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-		if s := closestSubcommand(cmd, args[0]); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		} else {
-			msg += "; its commands are: " + strings.Join(subcommandNames(cmd), ", ")
-		}
-		return errors.New(msg)
+		return unknownCommandError(cmd, args[0])
 	}
+}
+
+// unknownCommandError says that word is not a subcommand of c, naming the
+// closest one or else all of them.
+func unknownCommandError(c *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", word, c.CommandPath())
+	if s := closestSubcommand(c, word); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	} else {
+		msg += "; its commands are: " + strings.Join(subcommandNames(c), ", ")
+	}
+	return errors.New(msg)
+}
+
+// unknownCommandFirst returns, for a command line whose words name no
+// command of the tree (`mcpctl lsit --demo`), the unknown command error
+// for the first word that is not one: the flags after it failed to parse
+// only because the command was not found. Else nil.
+func unknownCommandFirst(root *cobra.Command, args []string) error {
+	c := root
+	for _, w := range args {
+		if strings.HasPrefix(w, "-") || !groupOnly(c) {
+			return nil
+		}
+		next := findSubcommand(c, w)
+		if next == nil {
+			return unknownCommandError(c, w)
+		}
+		c = next
+	}
+	return nil
+}
+
+// findSubcommand returns c's subcommand named or aliased word, or nil.
+func findSubcommand(c *cobra.Command, word string) *cobra.Command {
+	for _, sub := range c.Commands() {
+		if sub.Name() == word || slices.Contains(sub.Aliases, word) {
+			return sub
+		}
+	}
+	return nil
 }
 
 // groupOnly reports whether c does nothing but hold subcommands: its run
