@@ -156,8 +156,18 @@ type Content struct {
 	Description string `json:"description,omitempty"`
 	// resource (embedded)
 	Resource *ResourceContents `json:"resource,omitempty"`
+	// Annotations are the block's hints to the client (any type).
+	Annotations *ContentAnnotations `json:"annotations,omitempty"`
 
 	Raw json.RawMessage `json:"-"`
+}
+
+// ContentAnnotations are the annotations of a content block: who it is
+// for, how much it matters (0 to 1) and when it last changed.
+type ContentAnnotations struct {
+	Audience     []string `json:"audience,omitempty"`
+	Priority     *float64 `json:"priority,omitempty"`
+	LastModified string   `json:"lastModified,omitempty"`
 }
 
 // CallToolResult is the result of tools/call.

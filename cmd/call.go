@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
@@ -54,9 +55,12 @@ Arguments follow the httpie convention:
                 key=value arguments are merged over it
 
 Text content is printed; images and audio are saved to files under
---save-dir (a fresh temporary folder by default) and their paths printed;
-resource links and embedded resources are shown with URI and MIME type;
-structuredContent is printed as JSON. -o json prints the protocol result.
+--save-dir (a fresh temporary folder by default; existing files are never
+replaced) and their paths printed; resource links and embedded resources
+are shown with URI and MIME type, annotations on an [annotations] line.
+structuredContent is printed as JSON: alone when the text only restates
+it, else under a "structuredContent:" label after a "content:" one.
+-o json prints the protocol result.
 
 With --sign-key the request carries an HMAC signature in params._meta
 (docs/signing.md; --sign-timestamp unix writes its timestamp as Unix
@@ -123,15 +127,23 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 			return callRun(cmd.Context(), opts)
 		},
 	}
-	addServerFlags(cmd, &opts.Server)
-	addOutputFlags(cmd, &opts.Output)
-	addSignFlags(cmd, &opts.Sign)
-	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
-	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs (default: a new temporary folder)")
-	cmd.Flags().BoolVar(&opts.Task, "task", false, `Run the call as a task (for a tool whose taskSupport is "optional"; "required" ones always are)`)
-	addLogLevelFlag(cmd, &opts.LogLevel)
-	addBatchFlags(cmd, opts)
-	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
+	server := addedFlags(cmd, "Server", func() { addServerFlags(cmd, &opts.Server) })
+	output := addedFlags(cmd, "Output", func() {
+		addOutputFlags(cmd, &opts.Output)
+		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: a new temporary folder)")
+	})
+	signing := addedFlags(cmd, "Signing", func() { addSignFlags(cmd, &opts.Sign) })
+	arguments := addedFlags(cmd, "Argument", func() {
+		cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
+		cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
+	})
+	call := addedFlags(cmd, "Call", func() {
+		cmd.Flags().BoolVar(&opts.Task, "task", false, `Run the call as a task (for a tool whose taskSupport is "optional"; "required" ones always are)`)
+		addLogLevelFlag(cmd, &opts.LogLevel)
+		addBatchFlags(cmd, opts)
+	})
+	server, oauth := splitFlagGroup(cmd, server, "OAuth", func(f *pflag.Flag) bool { return strings.HasPrefix(f.Usage, "OAuth:") })
+	setFlagGroups(cmd, []flagGroup{arguments, call, output, signing, server, oauth})
 	return cmd
 }
 
@@ -293,14 +305,11 @@ func violationsError(headline string, violations []schema.Violation) error {
 	return &ExitCodeError{Code: ExitValidation, Msg: b.String()}
 }
 
+// printToolResult writes a tool result as text: content and
+// structuredContent each said once (see [render.Printer.ToolResult]).
 func printToolResult(p *render.Printer, res *client.CallToolResult, saveDir string) error {
-	if _, err := p.Content(res.Content, render.ContentOptions{SaveDir: saveDir}); err != nil {
-		return err
-	}
-	if len(res.StructuredContent) > 0 {
-		return p.Structured(res.StructuredContent)
-	}
-	return nil
+	_, err := p.ToolResult(res.Content, res.StructuredContent, render.ContentOptions{SaveDir: saveDir})
+	return err
 }
 
 func findTool(tools []client.Tool, name string) *client.Tool {

@@ -3,8 +3,10 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,8 +56,8 @@ Load it in the current shell, or install it for new ones:
 		Example: `  source <(mcpctl completion bash)
   mcpctl completion zsh > "${fpath[1]}/_mcpctl"
   mcpctl completion fish --no-descriptions > ~/.config/fish/completions/mcpctl.fish`,
-		Args:                  cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
-		ValidArgs:             []string{"bash", "zsh", "fish", "powershell"},
+		Args:                  completionShellArg,
+		ValidArgs:             completionShells(),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, out := cmd.Root(), f.IOStreams.Out
@@ -357,4 +359,30 @@ func (f *Factory) completeResourceArgs(cmd *cobra.Command, args []string, toComp
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
+}
+
+// completionShells are the shells `mcpctl completion` writes scripts for.
+func completionShells() []string { return []string{"bash", "zsh", "fish", "powershell"} }
+
+// completionShellArg wants one shell among [completionShells]; the error
+// for none, more or an unknown one lists them, with the closest name.
+func completionShellArg(_ *cobra.Command, args []string) error {
+	shells := completionShells()
+	list := strings.Join(shells, ", ")
+	switch {
+	case len(args) == 0:
+		return flagErrorf("completion needs a shell: %s (e.g. mcpctl completion bash)", list)
+	case len(args) > 1:
+		return flagErrorf("completion takes one shell, got %d arguments: %s", len(args), list)
+	case slices.Contains(shells, args[0]):
+		return nil
+	}
+	msg := fmt.Sprintf("unknown shell %q; the shells are: %s", args[0], list)
+	if s := schema.Suggest(args[0], append(shells, "pwsh")); s != "" {
+		if s == "pwsh" {
+			s = "powershell"
+		}
+		msg = fmt.Sprintf("unknown shell %q; did you mean %q? The shells are: %s", args[0], s, list)
+	}
+	return flagErrorf("%s", msg)
 }

@@ -188,6 +188,8 @@ func (f *Factory) Config() (*config.Config, error) {
 		st.config, st.configErr = load(path, explicit, f.LookupEnv)
 		if st.configErr != nil {
 			st.configErr = &FlagError{Err: st.configErr}
+		} else {
+			f.warnUnknownKeys(st.config)
 		}
 	}
 	return st.config, st.configErr

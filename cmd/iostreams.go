@@ -72,14 +72,19 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // colorWanted decides colour for one stream. NO_COLOR (any non-empty value,
 // https://no-color.org) and CLICOLOR=0 turn colour off and win over
-// CLICOLOR_FORCE: a user who asked for no colour gets none. Otherwise
-// CLICOLOR_FORCE (non-empty, not "0") turns it on even when piped, and by
+// CLICOLOR_FORCE and FORCE_COLOR: a user who asked for no colour gets none.
+// Otherwise CLICOLOR_FORCE or FORCE_COLOR (non-empty, not "0"; FORCE_COLOR
+// also not "false", as Node has it) turns it on even when piped, and by
 // default colour follows the stream being a terminal other than TERM=dumb.
+// The --color flag, applied later, overrides all of these.
 func colorWanted(tty bool, getenv func(string) string) bool {
 	if getenv("NO_COLOR") != "" || getenv("CLICOLOR") == "0" {
 		return false
 	}
 	if force := getenv("CLICOLOR_FORCE"); force != "" && force != "0" {
+		return true
+	}
+	if force := getenv("FORCE_COLOR"); force != "" && force != "0" && force != "false" {
 		return true
 	}
 	return tty && getenv("TERM") != "dumb"

@@ -23,6 +23,10 @@ func TestColorWanted(t *testing.T) {
 		{name: "CLICOLOR_FORCE with TERM=dumb", tty: true, env: map[string]string{"CLICOLOR_FORCE": "1", "TERM": "dumb"}, want: true},
 		{name: "CLICOLOR_FORCE=0 forces nothing", tty: false, env: map[string]string{"CLICOLOR_FORCE": "0"}, want: false},
 		{name: "NO_COLOR wins over CLICOLOR_FORCE", tty: true, env: map[string]string{"NO_COLOR": "1", "CLICOLOR_FORCE": "1"}, want: false},
+		{name: "FORCE_COLOR on a pipe", tty: false, env: map[string]string{"FORCE_COLOR": "1"}, want: true},
+		{name: "FORCE_COLOR=0 forces nothing", tty: false, env: map[string]string{"FORCE_COLOR": "0"}, want: false},
+		{name: "FORCE_COLOR=false forces nothing", tty: false, env: map[string]string{"FORCE_COLOR": "false"}, want: false},
+		{name: "NO_COLOR wins over FORCE_COLOR", tty: true, env: map[string]string{"NO_COLOR": "1", "FORCE_COLOR": "3"}, want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

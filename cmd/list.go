@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,7 +32,9 @@ func NewCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
 		Long: `List what a server offers, merged across every page of results.
 
 On a terminal the list is a table; when piped it is tab-separated text with
-one item per line and no header. -l describes each item in full, as
+one item per line and no header (list all starts each line with the kind:
+tool, resource, template or prompt). A kind may be given in the singular.
+-l describes each item in full, as
 mcpctl describe does: a tool's arguments as a table, its annotations, task
 support and output. -o json prints the protocol result with all pages
 merged, e.g. {"tools": [...]}, schemas included.`,
@@ -46,10 +50,14 @@ merged, e.g. {"tools": [...]}, schemas included.`,
 			}
 			opts.Kind = "tools"
 			if len(args) == 1 {
-				opts.Kind = args[0]
+				opts.Kind = listKind(args[0])
 			}
 			if _, known := client.LookupList(opts.Kind); !known && opts.Kind != "all" {
-				return flagErrorf("unknown kind %q: expected tools, resources, templates, prompts or all", opts.Kind)
+				msg := fmt.Sprintf("unknown kind %q: expected tools, resources, templates, prompts or all", opts.Kind)
+				if s := schema.Suggest(opts.Kind, listKinds()); s != "" {
+					msg = fmt.Sprintf("unknown kind %q; did you mean %q? (expected tools, resources, templates, prompts or all)", opts.Kind, s)
+				}
+				return flagErrorf("%s", msg)
 			}
 			if err := opts.Output.validate(); err != nil {
 				return err
@@ -122,6 +130,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	p := f.printer()
 	if opts.Output.structured() {
 		return opts.Output.write(p, out)
+	}
+	if all && !p.TTY && !opts.Long {
+		return printAllRows(p, out, &l)
 	}
 	sections := 0
 	section := func(title string) {
@@ -291,6 +302,87 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// listKind reads a kind as list takes it: the singular (tool) and the
+// protocol's name (resourceTemplates) are accepted for the kind.
+func listKind(arg string) string {
+	switch strings.ToLower(arg) {
+	case "tool":
+		return "tools"
+	case "resource":
+		return "resources"
+	case "template", "resourcetemplates", "resource-templates", "resourcetemplate":
+		return "templates"
+	case "prompt":
+		return "prompts"
+	}
+	return arg
+}
+
+// printAllRows writes piped `list all`: every line tab-separated, its
+// first column the kind (tool, resource, template, prompt), where a
+// terminal gets a section per kind. Each kind's rows are the ones its own
+// list prints piped, so a script cuts the kind off and has them.
+func printAllRows(p *render.Printer, out map[string]any, l *listing) error {
+	sections := []struct {
+		key, kind string
+		print     func(*render.Printer) error
+	}{
+		{"tools", "tool", func(p *render.Printer) error { return printTools(p, l.Tools, false) }},
+		{"resources", "resource", func(p *render.Printer) error { return printResources(p, l.Resources, false) }},
+		{"resourceTemplates", "template", func(p *render.Printer) error { return printTemplates(p, l.Templates, false) }},
+		{"prompts", "prompt", func(p *render.Printer) error { return printPrompts(p, l.Prompts, false) }},
+	}
+	for _, sec := range sections {
+		if _, ok := out[sec.key]; !ok {
+			continue
+		}
+		pw := &prefixWriter{w: p.Out, prefix: sec.kind + "\t", start: true}
+		sp := *p
+		sp.Out = pw
+		if err := sec.print(&sp); err != nil {
+			return err
+		}
+		if pw.err != nil {
+			return pw.err
+		}
+	}
+	return nil
+}
+
+// prefixWriter writes prefix at the start of every line.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+	start  bool // the next byte begins a line
+	err    error
+}
+
+func (pw *prefixWriter) Write(b []byte) (int, error) {
+	if pw.err != nil {
+		return 0, pw.err
+	}
+	n := len(b)
+	for len(b) > 0 {
+		if pw.start {
+			if _, pw.err = io.WriteString(pw.w, pw.prefix); pw.err != nil {
+				return 0, pw.err
+			}
+			pw.start = false
+		}
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			_, pw.err = pw.w.Write(b)
+			return n, pw.err
+		}
+		if _, pw.err = pw.w.Write(b[:i+1]); pw.err != nil {
+			return 0, pw.err
+		}
+		b = b[i+1:]
+		pw.start = true
+	}
+	return n, nil
 }
 
 // listKinds are the kinds list takes: the client's list methods, and "all".

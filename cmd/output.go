@@ -13,6 +13,7 @@ import (
 
 	"github.com/itchyny/gojq"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpctl/mcpctl/client"
@@ -43,6 +44,24 @@ func addOutputFlags(cmd *cobra.Command, o *OutputOptions) {
 	cmd.Flags().BoolVar(&o.ExitStatus, "exit-status", false, "With --jq: exit 1 when the last output is false or null, or when there is none (as jq -e)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("jq", cobra.NoFileCompletions)
+}
+
+// checkOutputFlags refuses output flags that contradict each other on the
+// command line (--json -o yaml, --jq with -o text) rather than let one
+// silently win. It runs before the settings fill -o in: an -o from
+// MCPCTL_OUTPUT or the config file gives way to --json and --jq.
+func checkOutputFlags(fs *pflag.FlagSet) error {
+	if !fs.Changed("output") {
+		return nil
+	}
+	format := fs.Lookup("output").Value.String()
+	switch {
+	case fs.Changed("json") && format != "json":
+		return flagErrorf("--json and -o %s ask for different output: give one of them", format)
+	case fs.Changed("jq") && format == "text":
+		return flagErrorf("--jq filters JSON output, but -o text asks for text: drop -o text (or use -o yaml to print the result as YAML)")
+	}
+	return nil
 }
 
 func (o *OutputOptions) validate() error {

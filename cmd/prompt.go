@@ -48,7 +48,7 @@ arguments are strings: key=value, or key=@file for a file's contents.`,
 	}
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
-	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs in messages (default: a new temporary folder)")
+	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs in messages; files there are never replaced (default: a new temporary folder)")
 	return cmd
 }
 

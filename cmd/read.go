@@ -50,7 +50,7 @@ template's variables filled in.`,
 	}
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
-	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for binary contents (default: a new temporary folder)")
+	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for binary contents; files there are never replaced (default: a new temporary folder)")
 	return cmd
 }
 

@@ -113,6 +113,12 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	err := root.ExecuteContext(ctx)
+	if err != nil && isCobraUsageError(err) {
+		// A mistyped command makes its flags unknown too: name the command.
+		if cmdErr := unknownCommandFirst(root, args); cmdErr != nil {
+			err = cmdErr
+		}
+	}
 	f.state().results.wait()
 	if err == nil {
 		err = f.state().results.err()
@@ -142,6 +148,9 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 	fmt.Fprintln(ios.ErrOut, render.ErrorLine(msg, ios.ColorErrEnabled()))
 	var flagErr *FlagError
 	if code == ExitUsage && (isCobraUsageError(err) || errors.As(err, &flagErr) && flagErr.Hint) {
+		if hint := serverCommandHint(args); hint != "" {
+			fmt.Fprintln(ios.ErrOut, hint)
+		}
 		fmt.Fprintln(ios.ErrOut, "Run 'mcpctl --help' or 'mcpctl COMMAND --help' for usage.")
 	}
 	return code
@@ -238,32 +247,53 @@ audit trail of every call, read and prompt get (see mcpctl audit).
   mcpctl list -s everything -o json --jq '.tools[].name'`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Version:       Version,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &FlagError{Err: err, Hint: true}
-	})
+	root.SetFlagErrorFunc(flagError)
 	addConfigFlags(root, f)
+	addGlobalFlags(root, f)
 	for _, sc := range subcommands() {
 		if only == "" || sc.name == only {
 			root.AddCommand(sc.build(f))
 		}
 	}
+	suggestSubcommands(root)
 	registerCompletions(root, f)
 	wrapHelp(root, f.IOStreams.TerminalWidth())
 	return root
 }
 
-// NewCmdVersion prints mcpctl's version.
-func NewCmdVersion(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print mcpctl's version",
-		Args:    cobra.NoArgs,
-		Example: "  mcpctl version",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(f.IOStreams.Out, "mcpctl %s\n", Version)
+// addGlobalFlags registers the flags every command has: -v is --verbose
+// on every command (commands that talk to a server bind their own, which
+// shows connection details), and the version is --version or
+// `mcpctl version`, never -v, which cobra would otherwise give the root.
+//
+// --color always|never overrides what the environment decided (see
+// [colorWanted]) for both stdout and stderr; auto keeps it.
+func addGlobalFlags(root *cobra.Command, f *Factory) {
+	var verbose bool
+	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "Show more detail on stderr")
+	color := "auto"
+	root.PersistentFlags().StringVar(&color, "color", "auto", "Colour: `auto` (on a terminal; NO_COLOR turns it off, CLICOLOR_FORCE or FORCE_COLOR on), always or never")
+	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]cobra.Completion{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	settings := root.PersistentPreRunE
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		switch color {
+		case "auto":
+		case "always", "never":
+			f.IOStreams.SetColorEnabled(color == "always")
+			f.IOStreams.SetColorErrEnabled(color == "always")
+		default:
+			return flagErrorf("invalid --color %q: expected auto, always or never", color)
+		}
+		if err := checkOutputFlags(cmd.Flags()); err != nil {
 			return err
-		},
+		}
+		if settings != nil {
+			return settings(cmd, args)
+		}
+		return nil
 	}
+	root.Flags().Bool("version", false, "Print mcpctl's version (as mcpctl version does)")
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Version = buildVersion().text()
 }

@@ -195,7 +195,7 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 	fs.StringVar(&o.Era, "era", eraDefault, eraHelp)
 	_ = cmd.RegisterFlagCompletionFunc("era", cobra.FixedCompletions([]cobra.Completion{"auto", "legacy", "modern"}, cobra.ShellCompDirectiveNoFileComp))
 	if connect {
-		fs.DurationVar(&o.Timeout, "timeout", client.DefaultTimeout, "Timeout for each request to the server")
+		durationVar(fs, &o.Timeout, "timeout", client.DefaultTimeout, "Timeout for each request to the server: a `duration` such as 30s or 2m, or a number of seconds")
 		fs.StringVar(&o.ProtocolVersion, "protocol-version", "", "MCP protocol `version` to speak, which pins its era: a legacy one ("+client.LatestProtocolVersion+" and older) is offered in initialize, "+client.ModernProtocolVersion+" is sent with every request (default: the newest of the era detected)")
 		markSetting(cmd, "timeout")
 		markSetting(cmd, "protocol-version")
@@ -209,7 +209,7 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
 		return
 	}
-	fs.DurationVar(&o.Timeout, "timeout", 0, "The server's own request timeout (default: the global one)")
+	durationVar(fs, &o.Timeout, "timeout", 0, "The server's own request timeout, as a `duration` or a number of seconds (default: the global one)")
 	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/config"
+	"github.com/mcpctl/mcpctl/schema"
 )
 
 // addConfigFlags registers --config on root and the hook that fills the
@@ -153,5 +154,23 @@ func readLine(r io.Reader) (string, error) {
 		if err != nil {
 			return "", err
 		}
+	}
+}
+
+// warnUnknownKeys warns, once per run since the file is loaded once, of
+// each key at the top of the config file mcpctl does not know, naming the
+// closest known one: "timout: 5" would otherwise be ignored without a word.
+func (f *Factory) warnUnknownKeys(c *config.Config) {
+	if c == nil {
+		return
+	}
+	for _, k := range c.UnknownKeys() {
+		msg := fmt.Sprintf("config file %s, line %d: unknown key %q is ignored", c.Path, k.Line, k.Name)
+		if s := schema.Suggest(k.Name, config.FileKeys()); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		} else {
+			msg += " (known: " + strings.Join(config.FileKeys(), ", ") + ")"
+		}
+		f.printer().Warning(msg)
 	}
 }

@@ -382,7 +382,7 @@ now, exp is now plus --ttl; scopes become one space-separated "scope" claim.`,
 	cmd.Flags().StringVar(&opts.Audience, "aud", "", "Audience claim `aud` (the server's resource URI)")
 	cmd.Flags().StringVar(&opts.Issuer, "iss", "", "Issuer claim `iss`")
 	cmd.Flags().StringVar(&opts.KID, "kid", "", "Key `id` written in the token header")
-	cmd.Flags().DurationVar(&opts.TTL, "ttl", 5*time.Minute, "Lifetime: exp is now plus this `duration`")
+	durationVar(cmd.Flags(), &opts.TTL, "ttl", 5*time.Minute, "Lifetime: exp is now plus this `duration` (e.g. 10m, or a number of seconds)")
 	return cmd
 }
 

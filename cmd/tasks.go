@@ -87,7 +87,7 @@ func newCmdTasksSub(f *Factory, runF func(string, *TasksOptions) error, name, sh
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
 	if name == "result" {
-		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs (default: a new temporary folder)")
+		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: a new temporary folder)")
 	}
 	return cmd
 }

@@ -102,7 +102,7 @@ and stay stable.`,
 	addOutputFlags(cmd, &opts.Output)
 	addLogLevelFlag(cmd, &opts.LogLevel)
 	cmd.Flags().StringArrayVar(&opts.Subscribe, "subscribe", nil, "Print updates of the resource at `URI` (repeatable)")
-	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "Stop after this long, e.g. 30s or 5m, and exit 0 (default: until Ctrl-C)")
+	durationVar(cmd.Flags(), &opts.Duration, "duration", 0, "Stop after this long, e.g. 30s, 5m or a number of seconds, and exit 0 (default: until Ctrl-C)")
 	return cmd
 }
 

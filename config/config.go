@@ -26,6 +26,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,6 +119,37 @@ func Load(path string, explicit bool, lookupEnv LookupEnv) (*Config, error) {
 		return nil, fmt.Errorf("config file %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// FileKeys lists the keys mcpctl's config file may hold at the top: the
+// settings, servers, and the policy and audit sections.
+func FileKeys() []string {
+	return append(SettingKeys(), "servers", "policy", "audit")
+}
+
+// Key is a key at the top of the config file, with its line.
+type Key struct {
+	Name string
+	Line int
+}
+
+// UnknownKeys lists the keys at the top of the file that are not among
+// [FileKeys], in file order: a misspelt setting is otherwise silently
+// ignored.
+func (c *Config) UnknownKeys() []Key {
+	root := c.root()
+	if root == nil || root.Kind != yaml.MappingNode {
+		return nil
+	}
+	known := FileKeys()
+	var out []Key
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k := root.Content[i]
+		if !slices.Contains(known, k.Value) {
+			out = append(out, Key{Name: k.Value, Line: k.Line})
+		}
+	}
+	return out
 }
 
 // root is the top-level mapping of the file, or nil for an empty file.

@@ -161,3 +161,29 @@ func TestResolveSettingReadsFileLast(t *testing.T) {
 		t.Errorf("from the flag: %q, %q, %v", v, src, err)
 	}
 }
+
+func TestUnknownKeys(t *testing.T) {
+	tests := []struct {
+		name, file string
+		want       []Key
+	}{
+		{"all known", "output: json\ntimeout: 5\nprotocol-version: 2025-06-18\nservers: {}\npolicy: p.yaml\naudit: a.jsonl\n", nil},
+		{"misspelt", "timout: 5\noutput: json\nfoo: 1\n", []Key{{"timout", 1}, {"foo", 3}}},
+		{"empty", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.yaml")
+			if err := os.WriteFile(path, []byte(tt.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Load(path, true, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, c.UnknownKeys()); diff != "" {
+				t.Errorf("UnknownKeys() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

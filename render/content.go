@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -22,7 +24,9 @@ import (
 // said around it.
 type ContentOptions struct {
 	// SaveDir receives images, audio and resource blobs, created if missing.
-	// Files in it named like the ones written (image-1.png) are replaced.
+	// A file already there is never replaced: the next free number is
+	// taken (image-2.png when image-1.png exists), and the line for each
+	// block names the file it went to.
 	// Empty means a fresh temporary directory named mcpctl-*, created on
 	// the first binary block only.
 	SaveDir string
@@ -109,6 +113,81 @@ func (p *Printer) Structured(raw json.RawMessage) error {
 	return p.JSON(raw)
 }
 
+// ToolResult writes a tool result's content and structuredContent so that
+// each is said once and the reader knows which is which:
+//   - only content: as [Printer.Content] writes it;
+//   - only structuredContent, or one text block that restates it (the
+//     same JSON value, as servers write for older clients): the
+//     structuredContent alone as indented JSON, so piped output is one
+//     JSON document;
+//   - both, saying different things: each under a label, "content:" and
+//     "structuredContent:" (dim on a colour terminal), piped or not.
+//
+// It returns the files Content wrote.
+func (p *Printer) ToolResult(content []client.Content, structured json.RawMessage, opts ContentOptions) ([]string, error) {
+	hasStructured := len(bytes.TrimSpace(structured)) > 0 && string(bytes.TrimSpace(structured)) != "null"
+	switch {
+	case !hasStructured:
+		return p.Content(content, opts)
+	case len(content) == 0 || restates(content, structured):
+		return nil, p.JSON(structured)
+	}
+	if err := p.label("content:"); err != nil {
+		return nil, err
+	}
+	files, cerr := p.Content(content, opts)
+	if err := p.label("structuredContent:"); err != nil {
+		return files, err
+	}
+	if err := p.JSON(structured); err != nil {
+		return files, err
+	}
+	return files, cerr
+}
+
+// label writes a label line, dim on a colour terminal.
+func (p *Printer) label(s string) error {
+	_, err := io.WriteString(p.out(), p.styles().dim.Render(s)+"\n")
+	return err
+}
+
+// restates reports whether content is a single text block holding the same
+// JSON value as structured (key order and spacing aside; numbers compared
+// as written).
+func restates(content []client.Content, structured json.RawMessage) bool {
+	if len(content) != 1 || content[0].Type != "text" || content[0].Annotations != nil {
+		return false
+	}
+	text := content[0].Text
+	if text == "" {
+		return false
+	}
+	a, err := decodeJSONValue([]byte(text))
+	if err != nil {
+		return false
+	}
+	b, err := decodeJSONValue(structured)
+	if err != nil {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// decodeJSONValue decodes one JSON value, numbers as written, and nothing
+// after it.
+func decodeJSONValue(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
+}
+
 func (p *Printer) contentWriter(opts ContentOptions) *contentWriter {
 	return &contentWriter{out: p.out(), st: p.styles(), term: p.terminal(), dir: opts.SaveDir, bare: opts.Bare}
 }
@@ -147,8 +226,34 @@ func classify(err error, where string, errs *[]error) error {
 	return err
 }
 
+// annotationsLine describes a block's annotations, as
+// "audience user; priority 0.8; lastModified 2025-01-12T15:00:58Z", or ""
+// when it has none.
+func annotationsLine(a *client.ContentAnnotations) string {
+	if a == nil {
+		return ""
+	}
+	var parts []string
+	if len(a.Audience) > 0 {
+		parts = append(parts, "audience "+strings.Join(a.Audience, ","))
+	}
+	if a.Priority != nil {
+		parts = append(parts, "priority "+strconv.FormatFloat(*a.Priority, 'g', -1, 64))
+	}
+	if a.LastModified != "" {
+		parts = append(parts, "lastModified "+a.LastModified)
+	}
+	return strings.Join(parts, "; ")
+}
+
 func (cw *contentWriter) block(c client.Content) error {
 	out := cw.out
+	if a := annotationsLine(c.Annotations); a != "" {
+		// Above the block: who it is for decides how it should be read.
+		if err := cw.line("[annotations]", " "+a); err != nil {
+			return err
+		}
+	}
 	switch c.Type {
 	case "text":
 		if c.Text == "" && len(c.TextRaw) > 0 {
@@ -323,14 +428,21 @@ func (cw *contentWriter) save(kind, ext, data string) (string, int, error) {
 	if err := cw.ensureDir(); err != nil {
 		return "", 0, err
 	}
-	cw.n++
-	name := filepath.Join(cw.dir, kind+"-"+strconv.Itoa(cw.n)+ext)
-	size, err := decodeToFile(name, data)
-	if err != nil {
-		return "", 0, err
+	for {
+		cw.n++
+		name := filepath.Join(cw.dir, kind+"-"+strconv.Itoa(cw.n)+ext)
+		size, err := decodeToFile(name, data)
+		if errors.Is(err, fs.ErrExist) {
+			// Created exclusively: an earlier run's file, or another
+			// process's, keeps its name and this one takes the next.
+			continue
+		}
+		if err != nil {
+			return "", 0, err
+		}
+		cw.files = append(cw.files, name)
+		return name, size, nil
 	}
-	cw.files = append(cw.files, name)
-	return name, size, nil
 }
 
 func (cw *contentWriter) ensureDir() error {
@@ -354,13 +466,15 @@ func (cw *contentWriter) ensureDir() error {
 // so that a large blob is never held decoded in memory. It accepts what
 // servers send in practice: padded or unpadded standard base64, line
 // breaks, and a data: URL prefix. A file is left behind only on success.
+// The file is created, never opened: when name exists the error is
+// [fs.ErrExist] and nothing is written.
 func decodeToFile(name, data string) (size int, err error) {
 	if rest, ok := strings.CutPrefix(data, "data:"); ok {
 		if _, payload, found := strings.Cut(rest, ";base64,"); found {
 			data = payload
 		}
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return 0, err
 	}

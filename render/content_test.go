@@ -203,6 +203,53 @@ func TestContentTempDir(t *testing.T) {
 	}
 }
 
+// TestContentSaveDirNoClobber: a save directory's files are never
+// replaced; each call takes the next free names and says which.
+func TestContentSaveDirNoClobber(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "image-2.png"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blocks := []client.Content{
+		{Type: "image", MIMEType: "image/png", Data: b64("one")},
+		{Type: "image", MIMEType: "image/png", Data: b64("two")},
+	}
+	tests := []struct {
+		name  string
+		want  []string
+		lines string
+	}{
+		{"first run skips the user's file", []string{"image-1.png", "image-3.png"}, "saved to DIR/image-1.png\n[image image/png, 3 bytes] saved to DIR/image-3.png\n"},
+		{"second run keeps the first's", []string{"image-4.png", "image-5.png"}, "saved to DIR/image-4.png\n[image image/png, 3 bytes] saved to DIR/image-5.png\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &Printer{Out: &out}
+			files, err := p.Content(blocks, ContentOptions{SaveDir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range files {
+				got = append(got, filepath.Base(f))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+			if text := strings.ReplaceAll(out.String(), dir, "DIR"); !strings.HasSuffix(text, tc.lines) {
+				t.Errorf("output %q does not end with %q", text, tc.lines)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "image-2.png")); string(b) != "mine" {
+		t.Errorf("image-2.png = %q: the user's file was replaced", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "image-1.png")); string(b) != "one" {
+		t.Errorf("image-1.png = %q, want the first run's", b)
+	}
+}
+
 func TestContentBare(t *testing.T) {
 	var out bytes.Buffer
 	p := &Printer{Out: &out, TTY: true}
@@ -473,5 +520,38 @@ func TestContentLargeTextRawNotCopied(t *testing.T) {
 		if want := 16 << 20; w.n != want {
 			t.Errorf("TTY %v: wrote %d bytes, want %d", tty, w.n, want)
 		}
+	}
+}
+
+func TestToolResult(t *testing.T) {
+	text := func(s string) client.Content { return client.Content{Type: "text", Text: s} }
+	prio := 0.8
+	tests := []struct {
+		name       string
+		content    []client.Content
+		structured json.RawMessage
+		want       string
+	}{
+		{"content only", []client.Content{text("hi")}, nil, "hi\n"},
+		{"structured only", nil, json.RawMessage(`{"a":1}`), "{\n  \"a\": 1\n}\n"},
+		{"text restates it", []client.Content{text(`{"b": [1, 2], "a": 1}`)}, json.RawMessage(`{"a":1,"b":[1,2]}`), "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2\n  ]\n}\n"},
+		{"text differs", []client.Content{text("5")}, json.RawMessage(`{"sum":5}`), "content:\n5\nstructuredContent:\n{\n  \"sum\": 5\n}\n"},
+		{"numbers as written", []client.Content{text(`{"a":1.0}`)}, json.RawMessage(`{"a":1}`), "content:\n{\"a\":1.0}\nstructuredContent:\n{\n  \"a\": 1\n}\n"},
+		{"two blocks", []client.Content{text(`{"a":1}`), text("more")}, json.RawMessage(`{"a":1}`), "content:\n{\"a\":1}\nmore\nstructuredContent:\n{\n  \"a\": 1\n}\n"},
+		{"null structured", []client.Content{text("x")}, json.RawMessage(`null`), "x\n"},
+		{"annotations shown", []client.Content{{Type: "text", Text: "for you", Annotations: &client.ContentAnnotations{Audience: []string{"user", "assistant"}, Priority: &prio, LastModified: "2025-01-12T15:00:58Z"}}}, nil,
+			"[annotations] audience user,assistant; priority 0.8; lastModified 2025-01-12T15:00:58Z\nfor you\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &Printer{Out: &out}
+			if _, err := p.ToolResult(tt.content, tt.structured, ContentOptions{SaveDir: t.TempDir()}); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, out.String()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -1,0 +1,340 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mcpctl/mcpctl/schema"
+)
+
+// secondsValue is a duration flag that also takes a bare number of
+// seconds: --timeout 5 is five seconds, as MCPCTL_TIMEOUT=5 and
+// "timeout: 5" in the config file already were, where pflag's own
+// duration flag refuses "5" for want of a unit.
+type secondsValue struct{ p *time.Duration }
+
+// newSecondsValue sets *p to def and returns the flag value bound to it.
+func newSecondsValue(p *time.Duration, def time.Duration) *secondsValue {
+	*p = def
+	return &secondsValue{p: p}
+}
+
+func (v *secondsValue) String() string {
+	if v.p == nil {
+		return "0s"
+	}
+	return v.p.String()
+}
+
+func (v *secondsValue) Set(s string) error {
+	d, err := parseSeconds(s)
+	if err != nil {
+		return err
+	}
+	*v.p = d
+	return nil
+}
+
+func (v *secondsValue) Type() string { return "duration" }
+
+// parseSeconds reads a Go duration ("1m30s", "500ms") or a number of
+// seconds ("5", "2.5").
+func parseSeconds(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("want a duration such as 5 (seconds), 30s, 500ms or 2m")
+	}
+	return d, nil
+}
+
+// durationVar registers a duration flag that takes seconds too (see
+// [secondsValue]).
+func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
+	fs.Var(newSecondsValue(p, def), name, usage)
+}
+
+// suggestSubcommands makes every command with subcommands refuse an
+// unknown one with the closest name, at every level: cobra itself does
+// so only for the root, and a group such as `auth` would print its help
+// and exit 0 on `mcpctl auth logn`. A command's own argument check runs
+// first; its error gets the suggestion when one is close.
+func suggestSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		suggestSubcommands(sub)
+	}
+	if !c.HasSubCommands() {
+		return
+	}
+	if !c.Runnable() {
+		// cobra prints a group's help before it checks the arguments:
+		// running it is what lets the check below see them.
+		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		c.Args = nil
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[groupAnnotation] = "true"
+	}
+	own := c.Args
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if own != nil {
+			err := own(cmd, args)
+			if err != nil && len(args) > 0 {
+				if s := closestSubcommand(cmd, args[0]); s != "" {
+					return fmt.Errorf("%w; did you mean %q?", err, s)
+				}
+			}
+			return err
+		}
+		if len(args) == 0 || !groupOnly(cmd) {
+			return nil
+		}
+		return unknownCommandError(cmd, args[0])
+	}
+}
+
+// unknownCommandError says that word is not a subcommand of c, naming the
+// closest one or else all of them.
+func unknownCommandError(c *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", word, c.CommandPath())
+	if s := closestSubcommand(c, word); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	} else {
+		msg += "; its commands are: " + strings.Join(subcommandNames(c), ", ")
+	}
+	return errors.New(msg)
+}
+
+// unknownCommandFirst returns, for a command line whose words name no
+// command of the tree (`mcpctl lsit --demo`), the unknown command error
+// for the first word that is not one: the flags after it failed to parse
+// only because the command was not found. Else nil.
+func unknownCommandFirst(root *cobra.Command, args []string) error {
+	c := root
+	for _, w := range args {
+		if strings.HasPrefix(w, "-") || !groupOnly(c) {
+			return nil
+		}
+		next := findSubcommand(c, w)
+		if next == nil {
+			return unknownCommandError(c, w)
+		}
+		c = next
+	}
+	return nil
+}
+
+// findSubcommand returns c's subcommand named or aliased word, or nil.
+func findSubcommand(c *cobra.Command, word string) *cobra.Command {
+	for _, sub := range c.Commands() {
+		if sub.Name() == word || slices.Contains(sub.Aliases, word) {
+			return sub
+		}
+	}
+	return nil
+}
+
+// groupOnly reports whether c does nothing but hold subcommands: its run
+// is the help that [suggestSubcommands] gave it.
+func groupOnly(c *cobra.Command) bool { return c.Annotations[groupAnnotation] != "" }
+
+// groupAnnotation marks a command whose only run is its help.
+const groupAnnotation = "mcpctl/group"
+
+// subcommandNames lists the names of c's available subcommands.
+func subcommandNames(c *cobra.Command) []string {
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return names
+}
+
+// closestSubcommand is the subcommand of c, or an alias of one, closest to
+// arg, or "".
+func closestSubcommand(c *cobra.Command, arg string) string {
+	var cands []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			cands = append(cands, sub.Name())
+			cands = append(cands, sub.Aliases...)
+		}
+	}
+	return schema.Suggest(arg, cands)
+}
+
+// flagError turns pflag's error for an unknown flag into one naming the
+// closest flag of the command, inherited ones included.
+func flagError(c *cobra.Command, err error) error {
+	msg := err.Error()
+	var name string
+	switch {
+	case strings.HasPrefix(msg, "unknown flag: --"):
+		name, _, _ = strings.Cut(strings.TrimPrefix(msg, "unknown flag: --"), "=")
+	case strings.HasPrefix(msg, "unknown shorthand flag: "):
+		// "unknown shorthand flag: 'x' in -xyz": a long flag written with
+		// one dash (-timeout) is the likely mistake.
+		if _, word, ok := strings.Cut(msg, " in -"); ok {
+			name, _, _ = strings.Cut(word, "=")
+		}
+	}
+	if name == "" {
+		return &FlagError{Err: err, Hint: true}
+	}
+	var cands []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			cands = append(cands, f.Name)
+		}
+	})
+	c.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			cands = append(cands, f.Name)
+		}
+	})
+	if s := schema.Suggest(name, cands); s != "" {
+		err = fmt.Errorf("%w; did you mean --%s?", err, s)
+	} else if len(name) > 1 && strings.HasPrefix(msg, "unknown shorthand flag: ") && slices.Contains(cands, name) {
+		err = fmt.Errorf("%w; did you mean --%s?", err, name)
+	}
+	return &FlagError{Err: err, Hint: true}
+}
+
+// isServerLauncher reports whether word names a program that starts MCP
+// servers, whose name on a command line without -- is a server command
+// given the wrong way.
+func isServerLauncher(word string) bool {
+	switch word {
+	case "npx", "uvx", "uv", "node", "python", "python3", "docker", "podman", "deno",
+		"bun", "bunx", "pipx", "go", "java", "ruby", "dotnet", "pnpm", "yarn":
+		return true
+	}
+	return false
+}
+
+// serverCommandHint returns, for a command line that failed to parse and
+// names a server launcher (npx, uvx, docker, …) before any --, the same
+// line with -- put before it; else "".
+func serverCommandHint(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			return ""
+		}
+		if i == 0 || !isServerLauncher(a) {
+			continue
+		}
+		if i > 0 && strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=") && flagTakesValue(args[i-1]) {
+			continue
+		}
+		line := append([]string{"mcpctl"}, args[:i]...)
+		line = append(line, "--")
+		line = append(line, args[i:]...)
+		return "put -- before the server command: " + strings.Join(line, " ")
+	}
+	return ""
+}
+
+// flagTakesValue reports whether the flag word is one whose next word is
+// its value, so that `-e npx` is not read as a server command. Only the
+// short value flags that could plausibly precede a launcher name matter.
+func flagTakesValue(word string) bool {
+	switch word {
+	case "-s", "-e", "-H", "-o", "--server", "--env", "--header", "--output", "--cwd", "--url":
+		return true
+	}
+	return false
+}
+
+// flagGroup is a titled set of a command's flags, for its help.
+type flagGroup struct {
+	title string
+	names []string
+}
+
+// addedFlags runs add, which registers flags on cmd, and returns a group
+// of the flags it added under title.
+func addedFlags(cmd *cobra.Command, title string, add func()) flagGroup {
+	before := map[string]bool{}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+	add()
+	g := flagGroup{title: title}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !before[f.Name] {
+			g.names = append(g.names, f.Name)
+		}
+	})
+	return g
+}
+
+// splitFlagGroup moves the flags of g that match into a new group titled
+// title, and returns both.
+func splitFlagGroup(cmd *cobra.Command, g flagGroup, title string, match func(*pflag.Flag) bool) (flagGroup, flagGroup) {
+	kept, moved := flagGroup{title: g.title}, flagGroup{title: title}
+	for _, name := range g.names {
+		if f := cmd.Flags().Lookup(name); f != nil && match(f) {
+			moved.names = append(moved.names, name)
+		} else {
+			kept.names = append(kept.names, name)
+		}
+	}
+	return kept, moved
+}
+
+// setFlagGroups makes cmd's help list its flags in groups, in the order
+// given, then "Other flags" for the rest (help, and any a later change
+// adds without a group) and the global flags: a command with fifty flags
+// is read by what they are for.
+func setFlagGroups(cmd *cobra.Command, groups []flagGroup) {
+	cmd.SetUsageFunc(func(c *cobra.Command) error {
+		var b strings.Builder
+		b.WriteString("Usage:\n  " + c.UseLine() + "\n")
+		if len(c.Aliases) > 0 {
+			b.WriteString("\nAliases:\n  " + c.NameAndAliases() + "\n")
+		}
+		if c.HasExample() {
+			b.WriteString("\nExamples:\n" + c.Example + "\n")
+		}
+		grouped := map[string]bool{}
+		local := c.LocalFlags()
+		for _, g := range groups {
+			fs := pflag.NewFlagSet(g.title, pflag.ContinueOnError)
+			for _, name := range g.names {
+				if f := local.Lookup(name); f != nil && !f.Hidden {
+					fs.AddFlag(f)
+					grouped[name] = true
+				}
+			}
+			if fs.HasFlags() {
+				b.WriteString("\n" + g.title + " flags:\n" + fs.FlagUsages())
+			}
+		}
+		rest := pflag.NewFlagSet("other", pflag.ContinueOnError)
+		local.VisitAll(func(f *pflag.Flag) {
+			if !grouped[f.Name] && !f.Hidden {
+				rest.AddFlag(f)
+			}
+		})
+		if rest.HasFlags() {
+			b.WriteString("\nOther flags:\n" + rest.FlagUsages())
+		}
+		if c.HasAvailableInheritedFlags() {
+			b.WriteString("\nGlobal Flags:\n" + c.InheritedFlags().FlagUsages())
+		}
+		_, err := io.WriteString(c.OutOrStderr(), b.String())
+		return err
+	})
+}
