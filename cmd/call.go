@@ -143,7 +143,7 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 		addBatchFlags(cmd, opts)
 	})
 	server, oauth := splitFlagGroup(cmd, server, "OAuth", func(f *pflag.Flag) bool { return strings.HasPrefix(f.Usage, "OAuth:") })
-	setFlagGroups(cmd, []flagGroup{arguments, call, output, signing, server, oauth})
+	setFlagGroups(cmd, []flagGroup{arguments, call, output, signing, server, oauth}, f.IOStreams.TerminalWidth)
 	return cmd
 }
 

@@ -297,9 +297,17 @@ func splitFlagGroup(cmd *cobra.Command, g flagGroup, title string, match func(*p
 // setFlagGroups makes cmd's help list its flags in groups, in the order
 // given, then "Other flags" for the rest (help, and any a later change
 // adds without a group) and the global flags: a command with fifty flags
-// is read by what they are for.
-func setFlagGroups(cmd *cobra.Command, groups []flagGroup) {
+// is read by what they are for. Descriptions wrap at word boundaries to
+// width() (see wrapHelp).
+func setFlagGroups(cmd *cobra.Command, groups []flagGroup, width func() int) {
 	cmd.SetUsageFunc(func(c *cobra.Command) error {
+		w := width()
+		usages := func(fs *pflag.FlagSet) string {
+			if w <= 0 {
+				return fs.FlagUsages()
+			}
+			return fs.FlagUsagesWrapped(w)
+		}
 		var b strings.Builder
 		b.WriteString("Usage:\n  " + c.UseLine() + "\n")
 		if len(c.Aliases) > 0 {
@@ -319,7 +327,7 @@ func setFlagGroups(cmd *cobra.Command, groups []flagGroup) {
 				}
 			}
 			if fs.HasFlags() {
-				b.WriteString("\n" + g.title + " flags:\n" + fs.FlagUsages())
+				b.WriteString("\n" + g.title + " flags:\n" + usages(fs))
 			}
 		}
 		rest := pflag.NewFlagSet("other", pflag.ContinueOnError)
@@ -329,10 +337,10 @@ func setFlagGroups(cmd *cobra.Command, groups []flagGroup) {
 			}
 		})
 		if rest.HasFlags() {
-			b.WriteString("\nOther flags:\n" + rest.FlagUsages())
+			b.WriteString("\nOther flags:\n" + usages(rest))
 		}
 		if c.HasAvailableInheritedFlags() {
-			b.WriteString("\nGlobal Flags:\n" + c.InheritedFlags().FlagUsages())
+			b.WriteString("\nGlobal Flags:\n" + usages(c.InheritedFlags()))
 		}
 		_, err := io.WriteString(c.OutOrStderr(), b.String())
 		return err
