@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -143,7 +144,10 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 		addBatchFlags(cmd, opts)
 	})
 	server, oauth := splitFlagGroup(cmd, server, "OAuth", func(f *pflag.Flag) bool { return strings.HasPrefix(f.Usage, "OAuth:") })
-	setFlagGroups(cmd, []flagGroup{arguments, call, output, signing, server, oauth}, f.IOStreams.TerminalWidth)
+	server, guarding := splitFlagGroup(cmd, server, "Policy and audit", func(f *pflag.Flag) bool {
+		return slices.Contains([]string{"policy", "approve", "wait", "audit", "audit-key"}, f.Name)
+	})
+	setFlagGroups(cmd, []flagGroup{arguments, call, output, signing, guarding, server, oauth}, f.IOStreams.TerminalWidth)
 	return cmd
 }
 
