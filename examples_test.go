@@ -36,9 +36,9 @@ import (
 // runs it too; HOME is the block's own, and the go command is offline
 // (GOPROXY=off, the module cache of mcpctl's build). An example passes when
 // it exits with the status its trailing comment announces ("# … (exit 5)"),
-// or without one, 0 or a status that says the server or the check answered
-// (3, 4, 5, 6: the examples show failures too); a usage error, a connection
-// failure or a timeout fails the script.
+// or without one, with 0: an example that shows a failure says so, and any
+// other status fails the script. A here-document's lines are part of the
+// command that opens it.
 //
 // An example is listed rather than run when the documentation marks it
 // (a trailing comment with "needs: WHAT", or an HTML comment
@@ -151,13 +151,16 @@ func markdownExamples(name, doc string, first int) []docExample {
 		prev    string // the last non-blank line outside blocks
 		pending string // a line continued with a backslash
 		start   int
+		heredoc string   // the word that ends the here-document being read
+		hereDoc []string // the example's lines so far, when one is
 	)
 	lines := strings.Split(doc, "\n")
 	for i, l := range lines {
 		trimmed := strings.TrimSpace(l)
 		if strings.HasPrefix(trimmed, "```") {
 			if inBlock {
-				inBlock = false
+				// A mark belongs to the block right after it only.
+				inBlock, prev = false, ""
 				continue
 			}
 			lang := strings.TrimPrefix(trimmed, "```")
@@ -183,6 +186,16 @@ func markdownExamples(name, doc string, first int) []docExample {
 		if marked == "-" {
 			continue
 		}
+		if heredoc != "" {
+			// A here-document's body is part of its command, up to the
+			// line that ends it.
+			hereDoc = append(hereDoc, l)
+			if strings.TrimSpace(l) == heredoc {
+				out[len(out)-1].line = strings.Join(hereDoc, "\n")
+				heredoc, hereDoc = "", nil
+			}
+			continue
+		}
 		if console {
 			if !strings.HasPrefix(l, "$ ") {
 				continue
@@ -201,9 +214,16 @@ func markdownExamples(name, doc string, first int) []docExample {
 			continue
 		}
 		out = append(out, docExample{source: fmt.Sprintf("%s:%d", name, start), block: block, line: strings.TrimSpace(l), marked: marked})
+		if m := hereDocStart.FindStringSubmatch(l); m != nil {
+			heredoc, hereDoc = m[1], []string{strings.TrimSpace(l)}
+		}
 	}
 	return out
 }
+
+// hereDocStart finds a here-document's start on a shell line: <<EOF,
+// <<'EOF', <<"EOF" or <<-EOF.
+var hereDocStart = regexp.MustCompile(`<<-?\s*['"]?(\w+)['"]?`)
 
 // continued reports whether a shell line goes on on the next one (a
 // trailing backslash, pipe or && / ||), and what of it to keep.
@@ -525,9 +545,10 @@ func expectedExit(line string) int {
 // scaffolded projects build with go.
 const exampleTimeout = 3 * time.Minute
 
-// allowedExit are the statuses with which an example has run as written:
-// success, or an answer that the example shows (a JSON-RPC error, a tool
-// error, a failed validation or signature).
+// allowedExit are the statuses with which an example that announces none
+// has run as written: success only. One that shows a failure says which
+// ("# … (exit 5)"), so a failure the documentation does not expect is
+// caught.
 var allowedExit = []int{0}
 
 // runExample runs line with bash in the block's folder after its cd and

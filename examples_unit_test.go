@@ -14,7 +14,8 @@ func TestMarkdownExamples(t *testing.T) {
 		"```sh\n# a comment\nmcpctl list --demo   # tools\nprintf 'a' |\n  mcpctl shell --demo\nmcpctl call --demo \\\n  add a=1 b=2\n```\n" +
 		"```console\n$ mcpctl connect --demo\nServer: demo\n```\n" +
 		"```yaml\nserver: x\n```\n" +
-		"<!-- needs: a server started by hand -->\n```sh\n./srv &\n```\n"
+		"<!-- needs: a server started by hand -->\n```sh\n./srv &\n```\n" +
+		"```sh\ncat > p.yaml <<'EOF'\nadd:\n  sensitivity: low\nEOF\nmcpctl list --demo\n```\n"
 	got := markdownExamples("R.md", doc, 0)
 	type ex struct {
 		Source string
@@ -32,6 +33,8 @@ func TestMarkdownExamples(t *testing.T) {
 		{"R.md:7", 1, "mcpctl call --demo    add a=1 b=2", ""},
 		{"R.md:11", 2, "mcpctl connect --demo", ""},
 		{"R.md:19", 4, "./srv &", "a server started by hand"},
+		{"R.md:22", 5, "cat > p.yaml <<'EOF'\nadd:\n  sensitivity: low\nEOF", ""},
+		{"R.md:26", 5, "mcpctl list --demo", ""},
 	}
 	if diff := cmp.Diff(want, gotEx); diff != "" {
 		t.Errorf("examples (-want +got):\n%s", diff)

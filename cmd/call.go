@@ -97,6 +97,7 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
   mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything
   printf '{"tool":"add","arguments":{"a":1,"b":2}}\n' | mcpctl call --demo --batch -
   mcpctl call simulate-research-query topic=tides --timeout 2m -- npx -y @modelcontextprotocol/server-everything
+` + exampleKey + `
   mcpctl call --sign-key env:MCP_SIGNING_KEY --verify-key env:MCP_SIGNING_KEY --canonical python --inherit-env get_weather city=Lyon -- python3 docs/signing_server.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)

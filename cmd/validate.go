@@ -78,8 +78,8 @@ annotations), policy-entry-without-tool (warning: a name or glob that
 matches no tool) and policy-low-sensitivity-destructive (error:
 sensitivity low on a tool whose annotations say destructiveHint).`,
 		Example: `  mcpctl validate --demo weather city=Paris days=3
-  mcpctl validate --demo weather city=Paris days=0 -o json
-  mcpctl validate --schema <(echo '{"type":"object","properties":{"days":{"type":"integer","minimum":1}}}') days=0
+  mcpctl validate --demo weather city=Paris days=0 -o json   # the violations as JSON (exit 5)
+  mcpctl validate --schema <(echo '{"type":"object","properties":{"days":{"type":"integer","minimum":1}}}') days=0   # exit 5
   mcpctl validate --demo
   mcpctl validate --probe-undeclared --demo
   mcpctl validate --strict -- npx -y @modelcontextprotocol/server-everything`,
