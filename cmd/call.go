@@ -152,15 +152,19 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	if tool == nil {
 		return unknownToolError(opts.Tool, tools)
 	}
+	// A value of the wrong type is kept as typed: validation lists it with
+	// every other violation (exit 5), and --no-validate sends the text.
+	var mismatches []schema.Violation
 	args, err := schema.ParseArgs(opts.Args, tool.InputSchema, schema.ArgOptions{
-		Stdin:    f.IOStreams.In,
-		ArgsJSON: opts.ArgsJSON,
+		Stdin:      f.IOStreams.In,
+		ArgsJSON:   opts.ArgsJSON,
+		Mismatches: &mismatches,
 	})
 	if err != nil {
 		return err
 	}
 	if !opts.NoValidate {
-		if err := validateArguments(f, tool, args); err != nil {
+		if err := argumentsCheck(f, tool, opts.Server.Strict)(args, mismatches); err != nil {
 			return err
 		}
 	}
@@ -211,28 +215,37 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	return validateResult(f, tool, res)
 }
 
-// validateArguments checks args against the tool's inputSchema before
-// anything is sent. A schema that does not compile is the server's defect,
-// reported as a warning: the call goes ahead unchecked.
-func validateArguments(f *Factory, tool *client.Tool, args map[string]any) error {
-	return argumentsCheck(f, tool)(args)
-}
-
 // argumentsCheck compiles the tool's inputSchema once and returns the
-// check [validateArguments] makes, for callers that check many calls of
-// one tool (a batch): compiling costs far more than validating.
-func argumentsCheck(f *Factory, tool *client.Tool) func(args map[string]any) error {
+// check of a call's arguments before anything is sent, for callers that
+// check many calls of one tool (a batch): compiling costs far more than
+// validating. mismatches are the key=value arguments whose text did not fit
+// their type (see [schema.ArgOptions]), listed with the violations found.
+// A "format" violation is a warning, the call going ahead (format is an
+// annotation in JSON Schema 2020-12), unless strict. A schema that does not
+// compile is the server's defect, reported as a warning: the call goes
+// ahead unchecked.
+func argumentsCheck(f *Factory, tool *client.Tool, strict bool) func(args map[string]any, mismatches []schema.Violation) error {
+	headline := fmt.Sprintf("arguments for tool %q break its inputSchema (nothing was sent; --no-validate sends anyway)", tool.Name)
 	if len(tool.InputSchema) == 0 {
-		return func(map[string]any) error { return nil }
+		return func(_ map[string]any, mismatches []schema.Violation) error {
+			return violationsError(headline, mismatches)
+		}
 	}
 	sch, err := schema.Compile(tool.InputSchema)
 	if err != nil {
 		f.printer().Warning(fmt.Sprintf("not checking the arguments: the inputSchema of tool %q does not compile: %v", tool.Name, err))
-		return func(map[string]any) error { return nil }
+		return func(map[string]any, []schema.Violation) error { return nil }
 	}
-	headline := fmt.Sprintf("arguments for tool %q break its inputSchema (nothing was sent; --no-validate sends anyway)", tool.Name)
-	return func(args map[string]any) error {
-		return violationsError(headline, sch.Validate(args))
+	return func(args map[string]any, mismatches []schema.Violation) error {
+		violations := schema.MergeViolations(mismatches, sch.Validate(args))
+		if !strict {
+			var format []schema.Violation
+			violations, format = schema.SplitFormat(violations)
+			for _, v := range format {
+				f.printer().Warning(fmt.Sprintf("argument %s of tool %q (format is an annotation: sent anyway; --strict refuses it)", v.String(), tool.Name))
+			}
+		}
+		return violationsError(headline, violations)
 	}
 }
 

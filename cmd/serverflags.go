@@ -189,7 +189,7 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		fs.StringVar(&o.Record, "record", "", "Record the session to `FILE` (NDJSON, secrets redacted) for mcpctl mock to replay")
 		fs.StringVar(&o.ServerStderr, "server-stderr", "", "Where the stdio server's stderr goes: quiet, or a `FILE` (default: mcpctl's stderr)")
 		fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr, and which definition -s NAME uses")
-		fs.BoolVar(&o.Strict, "strict", false, "Fail (exit 5) when a result breaks the official MCP schema, not only warn; with validate, also on lint warnings")
+		fs.BoolVar(&o.Strict, "strict", false, "Fail (exit 5) when a result breaks the official MCP schema, or an argument its format, not only warn; with validate, also on lint warnings")
 		_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
 		return
 	}

@@ -31,8 +31,6 @@ func TestNewCmdValidateFlags(t *testing.T) {
 		{name: "schema with --url", args: []string{"--schema", "s.json", "--url", "http://127.0.0.1:1/mcp"}, wantErr: "drop -s, --url, --demo"},
 		{name: "schema with -s", args: []string{"--schema", "s.json", "-s", "everything"}, wantErr: "without a server"},
 		{name: "schema with a server command", args: []string{"--schema", "s.json", "--", "srv"}, wantErr: "without a server"},
-		{name: "strict with --schema", args: []string{"--strict", "--schema", "s.json", "x=1"}, wantErr: "--strict applies to a server's results and lint"},
-		{name: "strict with a schema", args: []string{"--strict", "--schema", "s.json"}, wantErr: "--strict applies"},
 		{name: "args without a tool", args: []string{"--demo", "--args", "{}"}, wantErr: "--args needs a tool or --schema"},
 		{name: "bad output", args: []string{"--demo", "-o", "xml"}, wantErr: `invalid --output "xml"`},
 	}
