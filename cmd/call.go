@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -132,9 +133,24 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 	return cmd
 }
 
+// callProgressToken is the progress token of `mcpctl call`'s request.
+const callProgressToken = "mcpctl-call"
+
 func callRun(ctx context.Context, opts *CallOptions) error {
 	f := opts.Factory
 	opts.Server.Lazy = true
+	// Progress for the call tells a timeout from a server that never
+	// answered: the count goes into the timeout's message.
+	var progress atomic.Int64
+	if opts.Server.OnNotification == nil {
+		show := f.notificationPrinter()
+		opts.Server.OnNotification = func(n client.Notification) {
+			if n.Progress != nil && string(n.Progress.Token) == `"`+callProgressToken+`"` {
+				progress.Add(1)
+			}
+			show(n)
+		}
+	}
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err
@@ -181,7 +197,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.name, err)
 	}
 	var nonce string
-	callOpts := client.CallOptions{ProgressToken: "mcpctl-call", Sign: opts.Sign.signHook(&nonce)}
+	callOpts := client.CallOptions{ProgressToken: callProgressToken, Sign: opts.Sign.signHook(&nonce)}
 	var res *client.CallToolResult
 	if asTask {
 		res, err = callTask(ctx, f, s, tool.Name, args, callOpts)
@@ -193,6 +209,10 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		fmt.Fprint(f.IOStreams.ErrOut, "\r\x1b[K")
 	}
 	if err != nil {
+		var te *client.TimeoutError
+		if errors.As(err, &te) && te.Progress == 0 {
+			te.Progress = int(progress.Load())
+		}
 		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.name, err)
 	}
 	if err := opts.Sign.verifyResult(tool.Name, res, nonce); err != nil {
