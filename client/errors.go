@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -28,8 +29,20 @@ type RPCError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error reads like `server error -32602: unknown prompt "x"`. The code is
+// shown once: a message that carries it already ("MCP error -32602: …", as
+// the TypeScript SDK writes them) loses that prefix, and one that still
+// names the code is shown after "server error: " alone.
 func (e *RPCError) Error() string {
-	s := fmt.Sprintf("server error %d: %s", e.Code, e.Message)
+	code := strconv.Itoa(e.Code)
+	msg := e.Message
+	if rest, ok := strings.CutPrefix(msg, "MCP error "+code+": "); ok {
+		msg = rest
+	}
+	s := fmt.Sprintf("server error %s: %s", code, msg)
+	if strings.Contains(msg, code) {
+		s = "server error: " + msg
+	}
 	if len(e.Data) > 0 && string(e.Data) != "null" {
 		s += " (data: " + truncate(e.Data, 200) + ")"
 	}

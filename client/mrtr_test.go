@@ -173,3 +173,20 @@ func TestTimeoutErrorProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestRPCErrorCodeOnce shows the code of a JSON-RPC error once.
+func TestRPCErrorCodeOnce(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want string
+	}{
+		{`unknown prompt "x"`, `server error -32602: unknown prompt "x"`},
+		{"MCP error -32602: Invalid arguments for tool add", "server error -32602: Invalid arguments for tool add"},
+		{"bad params (code -32602)", "server error: bad params (code -32602)"},
+	}
+	for _, tt := range tests {
+		if got := (&RPCError{Code: -32602, Message: tt.msg}).Error(); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.msg, got, tt.want)
+		}
+	}
+}
