@@ -262,7 +262,7 @@ func argumentsCheck(f *Factory, tool *client.Tool, strict bool) func(args map[st
 			var format []schema.Violation
 			violations, format = schema.SplitFormat(violations)
 			for _, v := range format {
-				f.printer().Warning(fmt.Sprintf("argument %s of tool %q (format is an annotation: sent anyway; --strict refuses it)", v.String(), tool.Name))
+				f.printer().Warning(fmt.Sprintf("tool %q, argument %s (format is an annotation: sent anyway; --strict refuses it)", tool.Name, v.String()))
 			}
 		}
 		return violationsError(headline, violations)
