@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"strings"
 
@@ -90,7 +91,7 @@ func exitCode(err error, interrupted bool) int {
 		return codeErr.Code
 	case interrupted && errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.As(err, &flagErr), errors.As(err, &argErr), isCobraUsageError(err):
+	case errors.As(err, &flagErr), errors.As(err, &argErr), isCobraUsageError(err), isMissingFile(err):
 		return ExitUsage
 	case errors.As(err, &timeout), errors.As(err, new(*client.ConnectTimeoutError)), deadline:
 		return ExitTimeout
@@ -114,6 +115,23 @@ func isAuthError(err error) bool {
 	}
 	var he *transport.HTTPError
 	return errors.As(err, &he) && (he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden)
+}
+
+// isMissingFile recognises a file named on the command line that is not
+// there (an argument's @file, --schema, a snapshot, a test file, a --trace
+// file's folder): a usage error for every command. A server command that
+// does not exist fails to start ("fork/exec"), which stays a connection
+// error.
+func isMissingFile(err error) bool {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !errors.Is(pe.Err, fs.ErrNotExist) {
+		return false
+	}
+	switch pe.Op {
+	case "open", "stat", "lstat", "readdir", "mkdir":
+		return true
+	}
+	return false
 }
 
 // isCobraUsageError recognises the errors cobra returns for unknown commands
