@@ -27,20 +27,26 @@ const (
 	ExitTimeout     = 7
 	ExitAuth        = 8
 	ExitInterrupted = 130
+	// ExitTerminated is SIGTERM's: 128 + the signal's number, as shells
+	// report it (SIGHUP's is 129). See signalExitCode.
+	ExitTerminated = 143
 )
 
 const exitCodeHelp = `Exit codes:
   0    success
   1    error: connection, transport, protocol, internal
-  2    usage error (bad flags or arguments to mcpctl itself)
+  2    usage error: bad flags or arguments to mcpctl itself, an unknown
+       tool or prompt, a file named on the command line that is missing
   3    the server answered with a JSON-RPC error
   4    the tool ran and returned isError: true
-  5    validation failed
+  5    validation failed: arguments (a wrong type too) breaking the
+       inputSchema or a prompt's arguments, a result its outputSchema
   6    signature verification failed
   7    timed out
   8    authorization required or failed (no usable token, and no way to
        complete a sign-in here: run mcpctl auth login)
-  130  interrupted (Ctrl-C); the in-flight request was cancelled`
+  130  interrupted (Ctrl-C); the in-flight request was cancelled
+  143  terminated (SIGTERM), as for Ctrl-C; 129 for SIGHUP`
 
 // FlagError is a usage error: bad flags or arguments to mcpctl itself.
 // Hint asks for the "see --help" line, useful when the error is about the

@@ -320,7 +320,7 @@ func TestWatchSignals(t *testing.T) {
 	go func() { watchSignals(ctx, sigs, cancel, hurry); close(done) }()
 	sigs <- syscall.SIGTERM
 	<-ctx.Done()
-	if got := signalExitCode(ctx, ExitInterrupted); got != 143 {
+	if got := signalExitCode(ctx, ExitInterrupted); got != ExitTerminated {
 		t.Errorf("exit code after SIGTERM = %d, want 143", got)
 	}
 	select {
