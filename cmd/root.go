@@ -89,7 +89,11 @@ func (c *signalContext) stop() {
 // shell reports a process a signal killed: 143 for SIGTERM).
 type signalCause struct{ sig os.Signal }
 
-func (c *signalCause) Error() string { return "received " + c.sig.String() }
+// Error is context.Canceled's: messages read as they did before causes.
+func (c *signalCause) Error() string { return context.Canceled.Error() }
+
+// Unwrap makes a signal's cancellation a context.Canceled to errors.Is.
+func (c *signalCause) Unwrap() error { return context.Canceled }
 
 // signalExitCode is the exit code of a command the signal that cancelled
 // ctx ended: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP; code when ctx
