@@ -91,7 +91,7 @@ func TestValidateRun(t *testing.T) {
 			"{\n  \"valid\": false,\n  \"violations\": [\n    {\n      \"path\": \"/days\",\n      \"keyword\": \"minimum\",\n      \"message\": \"must be >= 1, got 0\"\n    }\n  ]\n}\n", ""},
 		{[]string{"validate", "--demo", "weather", "city=Paris", "--json"}, ExitOK, "{\n  \"valid\": true,\n  \"violations\": []\n}\n", ""},
 		{[]string{"validate", "--demo", "wether", "city=Paris"}, ExitUsage, "", `the server has no tool "wether"; did you mean "weather"?`},
-		{[]string{"validate", "--demo", "weather", "days=x"}, ExitUsage, "", `argument "days"`},
+		{[]string{"validate", "--demo", "weather", "days=x"}, ExitValidation, "/city: required property is missing\n/days: \"x\" is not an integer\n", `(2 problems)`},
 		{[]string{"validate", "--demo"}, ExitOK, "", "0 errors, 0 warnings\n"},
 		{[]string{"validate", "--demo", "--strict", "-o", "json"}, ExitOK, "{\n  \"findings\": [],\n  \"errors\": 0,\n  \"warnings\": 0\n}\n", "0 errors, 0 warnings"},
 		{[]string{"validate", "--schema", schemaFile, "days=2"}, ExitOK, "", "arguments are valid"},
