@@ -73,6 +73,13 @@ the tasks extension decides by itself which calls become tasks. For a task,
 --timeout bounds each request and the task as a whole: when it passes (or
 on Ctrl-C) mcpctl sends tasks/cancel.
 
+The arguments are checked against the inputSchema before anything is
+sent: a value of the wrong type (days=soon for an integer), a missing or
+unknown argument fails with exit 5, every violation listed; --no-validate
+sends them as given, a wrong-typed value as its text. A "format" mismatch
+is a warning and the call goes ahead (format is an annotation in JSON
+Schema 2020-12); --strict makes it an error.
+
 A tool that returns isError: true exits 4; a JSON-RPC error exits 3.
 
 --batch FILE (or - for stdin) makes many calls in one session: each line
@@ -256,12 +263,16 @@ func argumentsCheck(f *Factory, tool *client.Tool, strict bool) func(args map[st
 		f.printer().Warning(fmt.Sprintf("not checking the arguments: the inputSchema of tool %q does not compile: %v", tool.Name, err))
 		return func(map[string]any, []schema.Violation) error { return nil }
 	}
+	var warned sync.Map // a batch warns of each format mismatch once
 	return func(args map[string]any, mismatches []schema.Violation) error {
 		violations := schema.MergeViolations(mismatches, sch.Validate(args))
 		if !strict {
 			var format []schema.Violation
 			violations, format = schema.SplitFormat(violations)
 			for _, v := range format {
+				if _, seen := warned.LoadOrStore(v.String(), true); seen {
+					continue
+				}
 				f.printer().Warning(fmt.Sprintf("tool %q, argument %s (format is an annotation: sent anyway; --strict refuses it)", tool.Name, v.String()))
 			}
 		}
