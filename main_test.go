@@ -233,11 +233,16 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// sigint READYFILE N prog args... starts prog, waits for READYFILE to appear,
-// sends SIGINT (as Ctrl-C does) and checks that prog exits with status N.
+// sigint [-TERM] READYFILE N prog args... starts prog, waits for READYFILE
+// to appear, sends SIGINT (as Ctrl-C does), or SIGTERM with -TERM, and
+// checks that prog exits with status N.
 func cmdSigint(ts *testscript.TestScript, neg bool, args []string) {
+	sig := os.Interrupt
+	if len(args) > 0 && args[0] == "-TERM" {
+		sig, args = syscall.SIGTERM, args[1:]
+	}
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: sigint READYFILE N prog [args...]")
+		ts.Fatalf("usage: sigint [-TERM] READYFILE N prog [args...]")
 	}
 	want, err := strconv.Atoi(args[1])
 	ts.Check(err)
@@ -250,7 +255,7 @@ func cmdSigint(ts *testscript.TestScript, neg bool, args []string) {
 	c.Stderr = ts.Stderr()
 	ts.Check(c.Start())
 	waitForFile(ts, ts.MkAbs(args[0]))
-	ts.Check(c.Process.Signal(os.Interrupt))
+	ts.Check(c.Process.Signal(sig))
 	err = c.Wait()
 	got := 0
 	var exitErr *exec.ExitError
@@ -260,7 +265,7 @@ func cmdSigint(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("waiting for %s: %v", args[2], err)
 	}
 	if got != want {
-		ts.Fatalf("%s exited with status %d after SIGINT, want %d", args[2], got, want)
+		ts.Fatalf("%s exited with status %d after %v, want %d", args[2], got, sig, want)
 	}
 }
 

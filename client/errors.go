@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -28,8 +29,20 @@ type RPCError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error reads like `server error -32602: unknown prompt "x"`. The code is
+// shown once: a message that carries it already ("MCP error -32602: …", as
+// the TypeScript SDK writes them) loses that prefix, and one that still
+// names the code is shown after "server error: " alone.
 func (e *RPCError) Error() string {
-	s := fmt.Sprintf("server error %d: %s", e.Code, e.Message)
+	code := strconv.Itoa(e.Code)
+	msg := e.Message
+	if rest, ok := strings.CutPrefix(msg, "MCP error "+code+": "); ok {
+		msg = rest
+	}
+	s := fmt.Sprintf("server error %s: %s", code, msg)
+	if strings.Contains(msg, code) {
+		s = "server error: " + msg
+	}
 	if len(e.Data) > 0 && string(e.Data) != "null" {
 		s += " (data: " + truncate(e.Data, 200) + ")"
 	}
@@ -60,6 +73,11 @@ type TimeoutError struct {
 	// (…)" from an HTTP client's authorization step — and replaces "with
 	// no answer from the server".
 	Waiting string
+	// Progress is how many progress notifications the server sent for the
+	// request, as its caller counted them; when any, the server did answer
+	// (it is working), and the message says the result did not come in
+	// time rather than "no answer from the server".
+	Progress int
 }
 
 // Error reads like `tools/call timed out after 2s with no answer from the
@@ -72,7 +90,15 @@ func (e *TimeoutError) Error() string {
 		fmt.Fprintf(&b, "%s timed out after %s %s", e.Method, e.After, e.Waiting)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s timed out after %s with no answer from the server", e.Method, e.After)
+	if e.Progress > 0 {
+		noun := "notifications"
+		if e.Progress == 1 {
+			noun = "notification"
+		}
+		fmt.Fprintf(&b, "%s timed out after %s without a result; the server was still working (it sent %d progress %s)", e.Method, e.After, e.Progress, noun)
+	} else {
+		fmt.Fprintf(&b, "%s timed out after %s with no answer from the server", e.Method, e.After)
+	}
 	if e.Detail != "" {
 		b.WriteString("; " + e.Detail)
 	}
@@ -86,9 +112,12 @@ func (e *TimeoutError) Error() string {
 	case e.Cancelled:
 		b.WriteString("sent notifications/cancelled; ")
 	}
-	if e.Arrived != "" {
+	switch {
+	case e.Arrived != "":
 		b.WriteString("the server's answer is at fault, not the timeout)")
-	} else {
+	case e.Progress > 0:
+		b.WriteString("raise --timeout to give it longer)")
+	default:
 		b.WriteString("raise --timeout if the server is just slow)")
 	}
 	return b.String()

@@ -154,3 +154,39 @@ func TestTimeoutErrorWaiting(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
+
+// TestTimeoutErrorProgress does not say "no answer" of a server that sent
+// progress.
+func TestTimeoutErrorProgress(t *testing.T) {
+	tests := []struct {
+		progress int
+		want     string
+	}{
+		{0, "tools/call timed out after 2s with no answer from the server (sent notifications/cancelled; raise --timeout if the server is just slow)"},
+		{1, "tools/call timed out after 2s without a result; the server was still working (it sent 1 progress notification) (sent notifications/cancelled; raise --timeout to give it longer)"},
+		{3, "tools/call timed out after 2s without a result; the server was still working (it sent 3 progress notifications) (sent notifications/cancelled; raise --timeout to give it longer)"},
+	}
+	for _, tt := range tests {
+		e := &TimeoutError{Method: "tools/call", After: 2 * time.Second, Cancelled: true, Progress: tt.progress}
+		if got := e.Error(); got != tt.want {
+			t.Errorf("Progress %d: %q, want %q", tt.progress, got, tt.want)
+		}
+	}
+}
+
+// TestRPCErrorCodeOnce shows the code of a JSON-RPC error once.
+func TestRPCErrorCodeOnce(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want string
+	}{
+		{`unknown prompt "x"`, `server error -32602: unknown prompt "x"`},
+		{"MCP error -32602: Invalid arguments for tool add", "server error -32602: Invalid arguments for tool add"},
+		{"bad params (code -32602)", "server error: bad params (code -32602)"},
+	}
+	for _, tt := range tests {
+		if got := (&RPCError{Code: -32602, Message: tt.msg}).Error(); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.msg, got, tt.want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -222,7 +223,7 @@ type batch struct {
 // checks and whether it runs as a task.
 type batchTool struct {
 	tool        *client.Tool
-	checkArgs   func(map[string]any) error
+	checkArgs   func(map[string]any, []schema.Violation) error
 	checkResult func(*client.CallToolResult) error
 	asTask      bool
 	planErr     error
@@ -397,7 +398,7 @@ func (b *batch) prepare(l batchLine) *batchJob {
 				return fail(err)
 			}
 		}
-		if err := bt.checkArgs(decoded); err != nil {
+		if err := bt.checkArgs(decoded, nil); err != nil {
 			return fail(err)
 		}
 	}
@@ -422,7 +423,7 @@ func (b *batch) toolFor(name string) (*batchTool, error) {
 	if b.opts.Task {
 		mode = client.TaskAsk
 	}
-	bt := &batchTool{tool: tool, checkArgs: argumentsCheck(b.f, tool), checkResult: resultCheck(b.f, tool)}
+	bt := &batchTool{tool: tool, checkArgs: argumentsCheck(b.f, tool, b.opts.Server.Strict), checkResult: resultCheck(b.f, tool)}
 	bt.asTask, bt.planErr = b.s.PlanTask(tool, mode)
 	if bt.planErr != nil {
 		var se *client.TaskSupportError

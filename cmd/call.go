@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -79,6 +80,13 @@ tool's taskSupport is "optional". In the 2026-07-28 era a server declaring
 the tasks extension decides by itself which calls become tasks. For a task,
 --timeout bounds each request and the task as a whole: when it passes (or
 on Ctrl-C) mcpctl sends tasks/cancel.
+
+The arguments are checked against the inputSchema before anything is
+sent: a value of the wrong type (days=soon for an integer), a missing or
+unknown argument fails with exit 5, every violation listed; --no-validate
+sends them as given, a wrong-typed value as its text. A "format" mismatch
+is a warning and the call goes ahead (format is an annotation in JSON
+Schema 2020-12); --strict makes it an error.
 
 A tool that returns isError: true exits 4; a JSON-RPC error exits 3.
 
@@ -152,9 +160,24 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 	return cmd
 }
 
+// callProgressToken is the progress token of `mcpctl call`'s request.
+const callProgressToken = "mcpctl-call"
+
 func callRun(ctx context.Context, opts *CallOptions) error {
 	f := opts.Factory
 	opts.Server.Lazy = true
+	// Progress for the call tells a timeout from a server that never
+	// answered: the count goes into the timeout's message.
+	var progress atomic.Int64
+	if opts.Server.OnNotification == nil {
+		show := f.notificationPrinter()
+		opts.Server.OnNotification = func(n client.Notification) {
+			if n.Progress != nil && string(n.Progress.Token) == `"`+callProgressToken+`"` {
+				progress.Add(1)
+			}
+			show(n)
+		}
+	}
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err
@@ -172,15 +195,19 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	if tool == nil {
 		return unknownToolError(opts.Tool, tools)
 	}
+	// A value of the wrong type is kept as typed: validation lists it with
+	// every other violation (exit 5), and --no-validate sends the text.
+	var mismatches []schema.Violation
 	args, err := schema.ParseArgs(opts.Args, tool.InputSchema, schema.ArgOptions{
-		Stdin:    f.IOStreams.In,
-		ArgsJSON: opts.ArgsJSON,
+		Stdin:      f.IOStreams.In,
+		ArgsJSON:   opts.ArgsJSON,
+		Mismatches: &mismatches,
 	})
 	if err != nil {
 		return err
 	}
 	if !opts.NoValidate {
-		if err := validateArguments(f, tool, args); err != nil {
+		if err := argumentsCheck(f, tool, opts.Server.Strict)(args, mismatches); err != nil {
 			return err
 		}
 	}
@@ -197,7 +224,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.name, err)
 	}
 	var nonce string
-	callOpts := client.CallOptions{ProgressToken: "mcpctl-call", Sign: opts.Sign.signHook(&nonce)}
+	callOpts := client.CallOptions{ProgressToken: callProgressToken, Sign: opts.Sign.signHook(&nonce)}
 	if opts.Sign.verifying() { // for the audit trail's verdict
 		ctx = withResultVerifier(ctx, func(raw json.RawMessage) error {
 			return opts.Sign.verifyResult(tool.Name, &client.CallToolResult{Raw: raw}, nonce)
@@ -214,6 +241,10 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		fmt.Fprint(f.IOStreams.ErrOut, "\r\x1b[K")
 	}
 	if err != nil {
+		var te *client.TimeoutError
+		if errors.As(err, &te) && te.Progress == 0 {
+			te.Progress = int(progress.Load())
+		}
 		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.name, err)
 	}
 	if err := opts.Sign.verifyResult(tool.Name, res, nonce); err != nil {
@@ -236,28 +267,41 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	return validateResult(f, tool, res)
 }
 
-// validateArguments checks args against the tool's inputSchema before
-// anything is sent. A schema that does not compile is the server's defect,
-// reported as a warning: the call goes ahead unchecked.
-func validateArguments(f *Factory, tool *client.Tool, args map[string]any) error {
-	return argumentsCheck(f, tool)(args)
-}
-
 // argumentsCheck compiles the tool's inputSchema once and returns the
-// check [validateArguments] makes, for callers that check many calls of
-// one tool (a batch): compiling costs far more than validating.
-func argumentsCheck(f *Factory, tool *client.Tool) func(args map[string]any) error {
+// check of a call's arguments before anything is sent, for callers that
+// check many calls of one tool (a batch): compiling costs far more than
+// validating. mismatches are the key=value arguments whose text did not fit
+// their type (see [schema.ArgOptions]), listed with the violations found.
+// A "format" violation is a warning, the call going ahead (format is an
+// annotation in JSON Schema 2020-12), unless strict. A schema that does not
+// compile is the server's defect, reported as a warning: the call goes
+// ahead unchecked.
+func argumentsCheck(f *Factory, tool *client.Tool, strict bool) func(args map[string]any, mismatches []schema.Violation) error {
+	headline := fmt.Sprintf("arguments for tool %q break its inputSchema (nothing was sent; --no-validate sends anyway)", tool.Name)
 	if len(tool.InputSchema) == 0 {
-		return func(map[string]any) error { return nil }
+		return func(_ map[string]any, mismatches []schema.Violation) error {
+			return violationsError(headline, mismatches)
+		}
 	}
 	sch, err := schema.Compile(tool.InputSchema)
 	if err != nil {
 		f.printer().Warning(fmt.Sprintf("not checking the arguments: the inputSchema of tool %q does not compile: %v", tool.Name, err))
-		return func(map[string]any) error { return nil }
+		return func(map[string]any, []schema.Violation) error { return nil }
 	}
-	headline := fmt.Sprintf("arguments for tool %q break its inputSchema (nothing was sent; --no-validate sends anyway)", tool.Name)
-	return func(args map[string]any) error {
-		return violationsError(headline, sch.Validate(args))
+	var warned sync.Map // a batch warns of each format mismatch once
+	return func(args map[string]any, mismatches []schema.Violation) error {
+		violations := schema.MergeViolations(mismatches, sch.Validate(args))
+		if !strict {
+			var format []schema.Violation
+			violations, format = schema.SplitFormat(violations)
+			for _, v := range format {
+				if _, seen := warned.LoadOrStore(v.String(), true); seen {
+					continue
+				}
+				f.printer().Warning(fmt.Sprintf("tool %q, argument %s (format is an annotation: sent anyway; --strict refuses it)", tool.Name, v.String()))
+			}
+		}
+		return violationsError(headline, violations)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"strings"
 
@@ -28,22 +29,28 @@ const (
 	ExitAuth        = 8
 	ExitPolicy      = 9
 	ExitInterrupted = 130
+	// ExitTerminated is SIGTERM's: 128 + the signal's number, as shells
+	// report it (SIGHUP's is 129). See signalExitCode.
+	ExitTerminated = 143
 )
 
 const exitCodeHelp = `Exit codes:
   0    success
   1    error: connection, transport, protocol, internal
-  2    usage error (bad flags or arguments to mcpctl itself)
+  2    usage error: bad flags or arguments to mcpctl itself, an unknown
+       tool or prompt, a file named on the command line that is missing
   3    the server answered with a JSON-RPC error
   4    the tool ran and returned isError: true
-  5    validation failed
+  5    validation failed: arguments (a wrong type too) breaking the
+       inputSchema or a prompt's arguments, a result its outputSchema
   6    signature verification failed (or an audit trail line, for
        audit verify)
   7    timed out
   8    authorization required or failed (no usable token, and no way to
        complete a sign-in here: run mcpctl auth login)
   9    refused by policy (approval not given, missing scope, rate limit)
-  130  interrupted (Ctrl-C); the in-flight request was cancelled`
+  130  interrupted (Ctrl-C); the in-flight request was cancelled
+  143  terminated (SIGTERM), as for Ctrl-C; 129 for SIGHUP`
 
 // FlagError is a usage error: bad flags or arguments to mcpctl itself.
 // Hint asks for the "see --help" line, useful when the error is about the
@@ -96,7 +103,7 @@ func exitCode(err error, interrupted bool) int {
 		return ExitPolicy
 	case interrupted && errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.As(err, &flagErr), errors.As(err, &argErr), isCobraUsageError(err):
+	case errors.As(err, &flagErr), errors.As(err, &argErr), isCobraUsageError(err), isMissingFile(err):
 		return ExitUsage
 	case errors.As(err, &timeout), errors.As(err, new(*client.ConnectTimeoutError)), deadline:
 		return ExitTimeout
@@ -120,6 +127,23 @@ func isAuthError(err error) bool {
 	}
 	var he *transport.HTTPError
 	return errors.As(err, &he) && (he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden)
+}
+
+// isMissingFile recognises a file named on the command line that is not
+// there (an argument's @file, --schema, a snapshot, a test file, a --trace
+// file's folder): a usage error for every command. A server command that
+// does not exist fails to start ("fork/exec"), which stays a connection
+// error.
+func isMissingFile(err error) bool {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !errors.Is(pe.Err, fs.ErrNotExist) {
+		return false
+	}
+	switch pe.Op {
+	case "open", "stat", "lstat", "readdir", "mkdir":
+		return true
+	}
+	return false
 }
 
 // isCobraUsageError recognises the errors cobra returns for unknown commands

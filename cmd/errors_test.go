@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,6 +35,10 @@ func TestExitCode(t *testing.T) {
 		{"cancelled without a signal", context.Canceled, false, ExitError},
 		{"version", &client.VersionError{Offered: "a", Answered: "b"}, false, ExitError},
 		{"policy", fmt.Errorf("calling: %w", &policy.Refusal{Tool: "t", Rule: "rate_limit"}), false, ExitPolicy},
+		{"missing file", fmt.Errorf("reading the snapshot: %w", &fs.PathError{Op: "open", Path: "x", Err: fs.ErrNotExist}), false, ExitUsage},
+		{"missing test file", &fs.PathError{Op: "stat", Path: "x", Err: syscall.ENOENT}, false, ExitUsage},
+		{"unreadable file", &fs.PathError{Op: "open", Path: "x", Err: fs.ErrPermission}, false, ExitError},
+		{"missing server command", &fs.PathError{Op: "fork/exec", Path: "/x", Err: syscall.ENOENT}, false, ExitError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,9 +3,13 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/schema"
 )
@@ -27,7 +31,12 @@ func NewCmdPrompt(f *Factory, runF func(*PromptOptions) error) *cobra.Command {
 		Use:   "prompt <name> [key=value | key=@file ...] [flags] [-- server command...]",
 		Short: "Get a prompt with its arguments filled in",
 		Long: `Get a prompt (prompts/get) and print its messages by role. Prompt
-arguments are strings: key=value, or key=@file for a file's contents.`,
+arguments are strings: key=value, or key=@file for a file's contents.
+
+The prompt is checked as call checks a tool: an unknown prompt is a usage
+error (exit 2) naming the closest one; a missing required argument or an
+argument the prompt does not declare fails with exit 5 before anything is
+sent. A server that did not declare the "prompts" capability is not asked.`,
 		Example: `  mcpctl prompt --demo review_code code='print(1)' language=python
   mcpctl prompt --demo summarize text=@README.md
   mcpctl prompt -o json --demo summarize text=hello`,
@@ -66,12 +75,27 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 		}
 		args[k] = s
 	}
-	opts.Server.Lazy = true
+	// The capability decides whether there are prompts to get, as for
+	// list: the handshake's result is needed, even in the modern era.
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if !s.HasCapability("prompts") {
+		return fmt.Errorf("%s offers no prompts: it did not declare the \"prompts\" capability in initialize", s.name)
+	}
+	prompts, err := s.ListPrompts(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the prompts of %s to find %q: %w", s.name, opts.Name, err)
+	}
+	prompt := findPrompt(prompts, opts.Name)
+	if prompt == nil {
+		return unknownPromptError(opts.Name, prompts)
+	}
+	if err := checkPromptArgs(prompt, args); err != nil {
+		return err
+	}
 	res, err := s.GetPrompt(ctx, opts.Name, args)
 	if err != nil {
 		return fmt.Errorf("getting prompt %q from %s: %w", opts.Name, s.name, err)
@@ -86,4 +110,62 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 		}
 	}
 	return p.Messages(res.Messages, render.ContentOptions{SaveDir: opts.SaveDir})
+}
+
+func findPrompt(prompts []client.Prompt, name string) *client.Prompt {
+	for i := range prompts {
+		if prompts[i].Name == name {
+			return &prompts[i]
+		}
+	}
+	return nil
+}
+
+// unknownPromptError names the prompt, the closest names and how to list
+// them, as [unknownToolError] does for tools.
+func unknownPromptError(name string, prompts []client.Prompt) error {
+	names := make([]string, len(prompts))
+	for i, p := range prompts {
+		names[i] = p.Name
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("the server has no prompt %q", name)
+	if close := schema.Suggest(name, names); close != "" {
+		msg += fmt.Sprintf("; did you mean %q?", close)
+	} else if len(names) > 0 && len(names) <= 20 {
+		msg += "; its prompts are: " + strings.Join(names, ", ")
+	}
+	msg += " (see: mcpctl list prompts)"
+	return &FlagError{Err: fmt.Errorf("%s", msg)}
+}
+
+// checkPromptArgs checks the arguments against the prompt's declared ones
+// before anything is sent, as call checks a tool's against its
+// inputSchema: a missing required argument or an unknown one fails with
+// exit 5, every problem listed.
+func checkPromptArgs(p *client.Prompt, args map[string]string) error {
+	declared := make([]string, len(p.Arguments))
+	var violations []schema.Violation
+	for i, a := range p.Arguments {
+		declared[i] = a.Name
+		if _, ok := args[a.Name]; a.Required && !ok {
+			violations = append(violations, schema.Violation{Path: "/" + a.Name, Keyword: "required", Msg: "required argument is missing"})
+		}
+	}
+	for k := range args {
+		if slices.Contains(declared, k) {
+			continue
+		}
+		msg := "unknown argument"
+		if close := schema.Suggest(k, declared); close != "" {
+			msg += fmt.Sprintf("; did you mean %q?", close)
+		} else if len(declared) == 0 {
+			msg += " (the prompt takes none)"
+		} else {
+			msg += " (its arguments are: " + strings.Join(declared, ", ") + ")"
+		}
+		violations = append(violations, schema.Violation{Path: "/" + k, Keyword: "additionalProperties", Msg: msg})
+	}
+	sort.SliceStable(violations, func(i, j int) bool { return violations[i].String() < violations[j].String() })
+	return violationsError(fmt.Sprintf("arguments for prompt %q do not match its declared arguments (nothing was sent)", p.Name), violations)
 }

@@ -28,7 +28,8 @@ func NewCmdRead(f *Factory, runF func(*ReadOptions) error) *cobra.Command {
 		Long: `Read a resource by URI (resources/read). Text contents are printed;
 binary contents (blobs) are saved to files under --save-dir and their paths
 printed. A URI from a resource template is read the same way, with the
-template's variables filled in.`,
+template's variables filled in. A server that did not declare the
+"resources" capability is not asked.`,
 		Example: `  mcpctl read --demo demo://readme
   mcpctl read --demo demo://greeting/Ada
   mcpctl read --demo demo://logo.png --save-dir ./out
@@ -56,12 +57,16 @@ template's variables filled in.`,
 
 func readRun(ctx context.Context, opts *ReadOptions) error {
 	f := opts.Factory
-	opts.Server.Lazy = true
+	// The capability decides whether there are resources to read, as for
+	// list: the handshake's result is needed, even in the modern era.
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if !s.HasCapability("resources") {
+		return fmt.Errorf("%s offers no resources: it did not declare the \"resources\" capability in initialize", s.name)
+	}
 	res, err := s.ReadResource(ctx, opts.URI)
 	if err != nil {
 		return fmt.Errorf("reading %q from %s: %w", opts.URI, s.name, err)

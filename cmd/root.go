@@ -50,7 +50,7 @@ type signalContext struct {
 	// the *context.cancelCtx that contexts derived from a signalContext
 	// find by Value, so deriving one starts no goroutine.
 	context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	hurry  chan struct{}
 
 	once sync.Once
@@ -59,7 +59,7 @@ type signalContext struct {
 
 // newSignalContext returns a signalContext that catches no signal yet.
 func newSignalContext() *signalContext {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	return &signalContext{Context: ctx, cancel: cancel, hurry: make(chan struct{})}
 }
 
@@ -81,15 +81,39 @@ func (c *signalContext) stop() {
 	if c.sigs != nil {
 		signal.Stop(c.sigs)
 	}
-	c.cancel()
+	c.cancel(nil)
+}
+
+// signalCause is the cause of a signalContext's cancellation: the signal
+// that ended the command, whose number sets the exit code (128+n, as a
+// shell reports a process a signal killed: 143 for SIGTERM).
+type signalCause struct{ sig os.Signal }
+
+// Error is context.Canceled's: messages read as they did before causes.
+func (c *signalCause) Error() string { return context.Canceled.Error() }
+
+// Unwrap makes a signal's cancellation a context.Canceled to errors.Is.
+func (c *signalCause) Unwrap() error { return context.Canceled }
+
+// signalExitCode is the exit code of a command the signal that cancelled
+// ctx ended: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP; code when ctx
+// was not cancelled by a signal.
+func signalExitCode(ctx context.Context, code int) int {
+	var sc *signalCause
+	if errors.As(context.Cause(ctx), &sc) {
+		if n, ok := sc.sig.(syscall.Signal); ok {
+			return 128 + int(n)
+		}
+	}
+	return code
 }
 
 // watchSignals cancels the command at the first signal and closes hurry
 // at the second; it returns then, or when ctx ends otherwise.
-func watchSignals(ctx context.Context, sigs <-chan os.Signal, cancel context.CancelFunc, hurry chan<- struct{}) {
+func watchSignals(ctx context.Context, sigs <-chan os.Signal, cancel context.CancelCauseFunc, hurry chan<- struct{}) {
 	select {
-	case <-sigs:
-		cancel()
+	case sig := <-sigs:
+		cancel(&signalCause{sig: sig})
 	case <-ctx.Done():
 		return
 	}
@@ -135,6 +159,7 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 	switch code {
 	case ExitInterrupted:
 		msg = "interrupted: " + msg
+		code = signalExitCode(ctx, code)
 	}
 	var codeErr *ExitCodeError
 	if errors.As(err, &codeErr) && codeErr.Msg == "" {

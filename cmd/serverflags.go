@@ -205,7 +205,7 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr, and which definition -s NAME uses")
 		fs.StringVar(&o.Audit, "audit", "", "Append a line per tool call, read and prompt get to the audit trail `FILE` (hash-chained; see mcpctl audit); off records nothing, even when the config names a trail")
 		fs.StringVar(&o.AuditKey, "audit-key", "", "HMAC-chain the audit trail with the key in `env:VAR` or file:PATH")
-		fs.BoolVar(&o.Strict, "strict", false, "Fail (exit 5) when a result breaks the official MCP schema, not only warn; with validate, also on lint warnings")
+		fs.BoolVar(&o.Strict, "strict", false, "Fail (exit 5) when a result breaks the official MCP schema, or an argument its format, not only warn; with validate, also on lint warnings")
 		_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
 		return
 	}

@@ -313,21 +313,27 @@ func TestServersAddSettings(t *testing.T) {
 func TestWatchSignals(t *testing.T) {
 	t.Parallel()
 	sigs := make(chan os.Signal, 2)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	hurry := make(chan struct{})
 	done := make(chan struct{})
 	go func() { watchSignals(ctx, sigs, cancel, hurry); close(done) }()
-	sigs <- os.Interrupt
+	sigs <- syscall.SIGTERM
 	<-ctx.Done()
+	if got := signalExitCode(ctx, ExitInterrupted); got != ExitTerminated {
+		t.Errorf("exit code after SIGTERM = %d, want 143", got)
+	}
 	select {
 	case <-hurry:
 		t.Fatal("hurried after one signal")
 	default:
 	}
-	sigs <- syscall.SIGTERM
+	sigs <- os.Interrupt
 	<-hurry
 	<-done
+	if got := signalExitCode(context.Background(), ExitInterrupted); got != ExitInterrupted {
+		t.Errorf("exit code without a signal = %d, want %d", got, ExitInterrupted)
+	}
 }
 
 func TestCloseHurried(t *testing.T) {

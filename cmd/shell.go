@@ -79,7 +79,7 @@ A command that fails prints its error on one line and the shell goes on.
 The shell exits 0 when its input ends or on exit, whatever its commands
 did; 1 when the session itself fails (the server cannot be started or
 ends, the input cannot be read); 130 when interrupted: Ctrl-C while
-reading piped input, SIGTERM or SIGHUP.`,
+reading piped input; 143 at SIGTERM, 129 at SIGHUP.`,
 		Example: `  mcpctl shell --demo
   printf 'call add a=2 b=3\ncall echo message=hi\n' | mcpctl shell --demo
   mcpctl shell -o json -- npx -y @modelcontextprotocol/server-everything < commands.txt`,
@@ -358,8 +358,13 @@ func (sh *shell) signals(ctx context.Context, sigs <-chan os.Signal, endSession 
 				cancel()
 				continue
 			}
-			// As every mcpctl command: interrupted, 130.
-			endSession(&ExitCodeError{Code: ExitInterrupted})
+			// As every mcpctl command: 128 + the signal (130 for Ctrl-C,
+			// 143 for SIGTERM, 129 for SIGHUP).
+			code := ExitInterrupted
+			if n, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(n)
+			}
+			endSession(&ExitCodeError{Code: code})
 			return
 		}
 	}

@@ -43,10 +43,13 @@ func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Comman
 		Short: "Check arguments against a tool's inputSchema, or lint a whole server",
 		Long: `With a tool, check arguments against the tool's inputSchema without calling
 it: nothing but initialize and tools/list is sent. Arguments are typed as
-for call (key=value, key:=json, key=@file, --args). Valid arguments print
-"arguments are valid" on stderr; otherwise each violation is printed on
-stdout, one per line ("/days: must be >= 1, got 0"), and the exit status is
-5. -o json prints {"valid": bool, "violations": [...]}.
+for call (key=value, key:=json, key=@file, --args); a value of the wrong
+type ("days=soon" for an integer) is a violation like any other. Valid
+arguments print "arguments are valid" on stderr; otherwise every violation
+is printed on stdout, one per line ("/days: must be >= 1, got 0"), and the
+exit status is 5. -o json prints {"valid": bool, "violations": [...]}. A
+"format" mismatch (format is an annotation in JSON Schema 2020-12) is a
+warning, under "warnings" in JSON, unless --strict.
 
 With --schema FILE, check the arguments against that JSON Schema instead,
 with no server at all.
@@ -125,8 +128,6 @@ func (o *ValidateOptions) validate() error {
 	switch {
 	case o.SchemaFile != "" && o.Server.chosen():
 		return flagErrorf("--schema checks arguments against a local schema file, without a server: drop -s, --url, --demo or the server command (or drop --schema to check against a tool of the server)")
-	case o.Server.Strict && o.SchemaFile != "":
-		return flagErrorf("--strict applies to a server's results and lint; --schema checks a local file without a server")
 	case o.ProbeUndeclared && !lintMode:
 		return flagErrorf("--probe-undeclared applies to the lint of a whole server: drop the tool and --schema")
 	case o.ArgsJSON != "" && lintMode:
@@ -185,19 +186,24 @@ func validateSchemaFileRun(opts *ValidateOptions) error {
 	return checkArgs(opts, raw, compiled, "the schema in "+opts.SchemaFile)
 }
 
-// argsReport is the -o json form of an arguments check.
+// argsReport is the -o json form of an arguments check. Warnings are the
+// "format" violations, which fail the check only with --strict.
 type argsReport struct {
 	Valid      bool               `json:"valid"`
 	Violations []schema.Violation `json:"violations"`
+	Warnings   []schema.Violation `json:"warnings,omitempty"`
 }
 
 // checkArgs parses the arguments, typed by inputSchema, validates them and
 // prints the outcome; what names the schema in messages.
 func checkArgs(opts *ValidateOptions, inputSchema []byte, compiled *schema.Schema, what string) error {
 	f := opts.Factory
+	// As for call: a value of the wrong type is one more violation.
+	var mismatches []schema.Violation
 	args, err := schema.ParseArgs(opts.Args, inputSchema, schema.ArgOptions{
-		Stdin:    f.IOStreams.In,
-		ArgsJSON: opts.ArgsJSON,
+		Stdin:      f.IOStreams.In,
+		ArgsJSON:   opts.ArgsJSON,
+		Mismatches: &mismatches,
 	})
 	if err != nil {
 		return err
@@ -206,12 +212,19 @@ func checkArgs(opts *ValidateOptions, inputSchema []byte, compiled *schema.Schem
 	for _, w := range compiled.Warnings() {
 		p.Warning(w)
 	}
-	violations := compiled.Validate(args)
+	violations := schema.MergeViolations(mismatches, compiled.Validate(args))
+	var format []schema.Violation
+	if !opts.Server.Strict {
+		violations, format = schema.SplitFormat(violations)
+	}
 	if opts.Output.structured() {
-		if err := opts.Output.write(p, argsReport{Valid: len(violations) == 0, Violations: nonNil(violations)}); err != nil {
+		if err := opts.Output.write(p, argsReport{Valid: len(violations) == 0, Violations: nonNil(violations), Warnings: format}); err != nil {
 			return err
 		}
 	} else {
+		for _, v := range format {
+			p.Warning(v.String() + " (format is an annotation: call sends it; --strict refuses it)")
+		}
 		for _, v := range violations {
 			if _, err := fmt.Fprintln(p.Out, v.String()); err != nil {
 				return err

@@ -31,8 +31,6 @@ func TestNewCmdValidateFlags(t *testing.T) {
 		{name: "schema with --url", args: []string{"--schema", "s.json", "--url", "http://127.0.0.1:1/mcp"}, wantErr: "drop -s, --url, --demo"},
 		{name: "schema with -s", args: []string{"--schema", "s.json", "-s", "everything"}, wantErr: "without a server"},
 		{name: "schema with a server command", args: []string{"--schema", "s.json", "--", "srv"}, wantErr: "without a server"},
-		{name: "strict with --schema", args: []string{"--strict", "--schema", "s.json", "x=1"}, wantErr: "--strict applies to a server's results and lint"},
-		{name: "strict with a schema", args: []string{"--strict", "--schema", "s.json"}, wantErr: "--strict applies"},
 		{name: "args without a tool", args: []string{"--demo", "--args", "{}"}, wantErr: "--args needs a tool or --schema"},
 		{name: "bad output", args: []string{"--demo", "-o", "xml"}, wantErr: `invalid --output "xml"`},
 	}
@@ -93,7 +91,7 @@ func TestValidateRun(t *testing.T) {
 			"{\n  \"valid\": false,\n  \"violations\": [\n    {\n      \"path\": \"/days\",\n      \"keyword\": \"minimum\",\n      \"message\": \"must be >= 1, got 0\"\n    }\n  ]\n}\n", ""},
 		{[]string{"validate", "--demo", "weather", "city=Paris", "--json"}, ExitOK, "{\n  \"valid\": true,\n  \"violations\": []\n}\n", ""},
 		{[]string{"validate", "--demo", "wether", "city=Paris"}, ExitUsage, "", `the server has no tool "wether"; did you mean "weather"?`},
-		{[]string{"validate", "--demo", "weather", "days=x"}, ExitUsage, "", `argument "days"`},
+		{[]string{"validate", "--demo", "weather", "days=x"}, ExitValidation, "/city: required property is missing\n/days: \"x\" is not an integer\n", `(2 problems)`},
 		{[]string{"validate", "--demo"}, ExitOK, "", "0 errors, 0 warnings\n"},
 		{[]string{"validate", "--demo", "--strict", "-o", "json"}, ExitOK, "{\n  \"findings\": [],\n  \"errors\": 0,\n  \"warnings\": 0\n}\n", "0 errors, 0 warnings"},
 		{[]string{"validate", "--schema", schemaFile, "days=2"}, ExitOK, "", "arguments are valid"},

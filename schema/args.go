@@ -25,6 +25,14 @@ type ArgOptions struct {
 	// ArgsJSON is the value of the --args flag: a JSON object, "@path" of a
 	// file holding one, or "-" to read one from Stdin. Empty means none.
 	ArgsJSON string
+	// Mismatches, when not nil, makes a key=value or key=@path whose text
+	// does not fit its property's type an argument failing the schema
+	// rather than a usage error: the text is kept as a string in the
+	// result (what --no-validate sends), and a violation at the property's
+	// path, keyword "type", is appended here, to be reported with the
+	// others validation finds (see [MergeViolations]). Nil makes it an
+	// [*ArgError].
+	Mismatches *[]Violation
 }
 
 // ArgError reports an argument that cannot be turned into a value. It is a
@@ -107,6 +115,14 @@ func parseArgs(args []string, view *argView, opts ArgOptions) (map[string]any, e
 			v, err = jsonArg(key, value, opts.ReadFile)
 		} else {
 			v, err = valueArg(key, value, view.propertyType(key), opts.ReadFile)
+			var mm *typeMismatch
+			if errors.As(err, &mm) {
+				if opts.Mismatches == nil {
+					return nil, mm.ArgError
+				}
+				*opts.Mismatches = append(*opts.Mismatches, Violation{Path: "/" + escapePointer(key), Keyword: "type", Msg: mm.msg})
+				v, err = mm.text, nil
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -153,6 +169,7 @@ func valueArg(key, value string, t valueType, readFile func(string) ([]byte, err
 		v    any
 		err  error
 		name string
+		text = value
 	)
 	if n, ok := strings.CutPrefix(value, "@"); ok {
 		name = n
@@ -160,29 +177,45 @@ func valueArg(key, value string, t valueType, readFile func(string) ([]byte, err
 		if rerr != nil {
 			return nil, rerr
 		}
-		v, err = fileValue(string(data), t)
+		text = string(data)
+		v, err = fileValue(text, t)
 	} else {
 		if strings.HasPrefix(strings.TrimLeft(value, `\`), "@") && value[0] == '\\' {
 			value = value[1:] // \@x is the text @x; \\@x is \@x
 		}
+		text = value
 		v, _, err = coerce(value, t)
+	}
+	what := "value"
+	if name != "" {
+		what = fmt.Sprintf("file %q", name)
 	}
 	if err != nil {
 		msg := err.Error()
 		if name != "" {
 			msg = fmt.Sprintf("file %q: %s", name, msg)
 		}
-		return nil, &ArgError{Arg: key, Msg: msg, Err: err}
+		ae := &ArgError{Arg: key, Msg: msg, Err: err}
+		if !utf8.ValidString(text) {
+			return nil, ae
+		}
+		return nil, &typeMismatch{ArgError: ae, text: text, msg: msg}
 	}
 	if str, ok := v.(string); ok && !utf8.ValidString(str) {
-		what := "value"
-		if name != "" {
-			what = fmt.Sprintf("file %q", name)
-		}
 		return nil, &ArgError{Arg: key, Msg: what + " is not UTF-8 text; a JSON string cannot hold it"}
 	}
 	return v, nil
 }
+
+// typeMismatch is a value whose text does not fit its property's type: an
+// [*ArgError] unless the caller collects such values as violations.
+type typeMismatch struct {
+	*ArgError
+	text string // the value's text (a file's whole contents)
+	msg  string
+}
+
+func (m *typeMismatch) Unwrap() error { return m.ArgError }
 
 // fileValue types the contents of a key=@path file. A string keeps the exact
 // contents; other types are parsed after dropping one trailing newline, which

@@ -444,3 +444,69 @@ func TestArgErrorError(t *testing.T) {
 		}
 	}
 }
+
+func TestParseArgsMismatches(t *testing.T) {
+	sch, err := schema.Compile([]byte(`{
+  "type": "object",
+  "properties": {
+    "a": {"type": "number"},
+    "b": {"type": "integer", "minimum": 1},
+    "c": {"type": "boolean"},
+    "s": {"type": "string", "enum": ["x", "y"]}
+  },
+  "required": ["a", "b", "d"]
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		wantArgs map[string]any
+		want     []string
+	}{
+		{
+			name:     "every wrong type kept as text and listed with the rest",
+			args:     []string{"a=x", "b=0", "c=maybe", "s=z"},
+			wantArgs: map[string]any{"a": "x", "b": int64(0), "c": "maybe", "s": "z"},
+			want: []string{
+				`/a: "x" is not a number`,
+				`/b: must be >= 1, got 0`,
+				`/c: "maybe" is not a boolean (use true, false, 1 or 0)`,
+				`/d: required property is missing`,
+				`/s: must be one of "x", "y", got "z"`,
+			},
+		},
+		{name: "all fit", args: []string{"a=1.5", "b=2", "d=1"}, wantArgs: map[string]any{"a": json.Number("1.5"), "b": int64(2), "d": "1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mism []schema.Violation
+			got, err := sch.ParseArgs(tt.args, schema.ArgOptions{Mismatches: &mism})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantArgs, got); diff != "" {
+				t.Errorf("arguments (-want +got):\n%s", diff)
+			}
+			var msgs []string
+			for _, v := range schema.MergeViolations(mism, sch.Validate(got)) {
+				msgs = append(msgs, v.String())
+			}
+			if diff := cmp.Diff(tt.want, msgs); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSplitFormat(t *testing.T) {
+	sch, err := schema.Compile([]byte(`{"type":"object","properties":{"u":{"type":"string","format":"uri"},"n":{"type":"integer"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	others, format := schema.SplitFormat(sch.Validate(map[string]any{"u": "README.md", "n": "x"}))
+	if len(others) != 1 || others[0].Path != "/n" || len(format) != 1 || format[0].Path != "/u" {
+		t.Errorf("SplitFormat = %v, %v; want /n among the others and /u among the formats", others, format)
+	}
+}

@@ -12,8 +12,9 @@ import (
 // Names compare case-insensitively by edit distance (insertions, deletions,
 // substitutions and swaps of adjacent letters). The distance allowed grows
 // with the length of name: none beyond case for one or two letters, 1 up to
-// five, 2 up to nine, 3 beyond. Failing that, a name of three or more letters
-// that begins exactly one candidate suggests it ("temp" for "temperature").
+// five, 2 up to nine, 3 beyond. Failing that, a name of two or more letters
+// that begins exactly one candidate suggests it ("temp" for "temperature",
+// "ad" for "add" among tools where no other name begins with "ad").
 // Ties go to the candidate listed first; a candidate equal to name is never
 // suggested.
 func Suggest(name string, candidates []string) string {
@@ -38,7 +39,7 @@ func Suggest(name string, candidates []string) string {
 		if d := editDistance(lname, lc, bestDist); d < bestDist {
 			best, bestDist = c, d
 		}
-		if n >= 3 && strings.HasPrefix(lc, lname) {
+		if n >= 2 && strings.HasPrefix(lc, lname) {
 			prefixOf = c
 			prefixes++
 		}

@@ -20,7 +20,7 @@ func TestSuggest(t *testing.T) {
 		{"GET_FORECAST", tools, "get_forecast"},
 		{"read_files", tools, "read_file"},
 		{"ehco", tools, "echo"},                                   // a swap is one edit
-		{"ad", tools, ""},                                         // two letters: only case may differ
+		{"ad", tools, "add"},                                      // two letters: no edits, but the only name it begins
 		{"ADD", tools, "add"},                                     // case alone
 		{"long_running_operation", tools, "longRunningOperation"}, // case, and two underscores in 22 letters
 		{"longrunningoperation", tools, "longRunningOperation"},
@@ -33,7 +33,8 @@ func TestSuggest(t *testing.T) {
 		{"temprature", args, "temperature"},
 		{"temp", args, "temperature"}, // the only property it begins
 		{"loc", args, "location"},
-		{"qu", args, ""}, // begins query, but two letters are too few
+		{"qu", args, "query"}, // the only property it begins
+		{"ge", tools, ""},     // begins two tools
 		{"Q", args, "q"},
 		{"x", args, ""},
 		{"unitz", args, "unit"},

@@ -780,6 +780,41 @@ func cutLastToken(loc string) (rest, last string) {
 
 // finish sorts violations by path, then keyword and message, and drops
 // repeats.
+// MergeViolations combines the violations [ArgOptions.Mismatches] collected
+// with those validation found in the same arguments, in path order. A
+// mismatch replaces what validation says at its path: the kept text fails
+// the type there, which the mismatch says better ("x" is not a number).
+func MergeViolations(mismatches, found []Violation) []Violation {
+	if len(mismatches) == 0 {
+		return found
+	}
+	out := slices.Clone(mismatches)
+	for _, v := range found {
+		covered := false
+		for _, m := range mismatches {
+			covered = covered || v.Path == m.Path
+		}
+		if !covered {
+			out = append(out, v)
+		}
+	}
+	return finish(out)
+}
+
+// SplitFormat separates the violations of the "format" keyword, which JSON
+// Schema 2020-12 makes an annotation (a caller warns of them, and fails
+// only when asked to be strict), from the others.
+func SplitFormat(vs []Violation) (others, format []Violation) {
+	for _, v := range vs {
+		if v.Keyword == "format" {
+			format = append(format, v)
+		} else {
+			others = append(others, v)
+		}
+	}
+	return others, format
+}
+
 func finish(vs []Violation) []Violation {
 	slices.SortFunc(vs, func(a, b Violation) int {
 		if c := comparePointers(a.Path, b.Path); c != 0 {
@@ -837,19 +872,15 @@ func typePhrase(t string) string {
 	return "a " + t
 }
 
-// enumPhrase is what an enum allows, its members shown up to a limit.
+// enumPhrase is what an enum allows, every member shown: a user choosing a
+// value needs them all, and no "…" hides the one they meant.
 func enumPhrase(members []any) string {
-	const limit = 10
 	if len(members) == 1 {
 		return show(members[0])
 	}
-	shown := make([]string, 0, min(len(members), limit))
+	shown := make([]string, len(members))
 	for i, m := range members {
-		if i == limit {
-			shown = append(shown, fmt.Sprintf("… (%d values)", len(members)))
-			break
-		}
-		shown = append(shown, show(m))
+		shown[i] = show(m)
 	}
 	return "one of " + strings.Join(shown, ", ")
 }

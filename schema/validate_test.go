@@ -178,10 +178,10 @@ func TestValidate(t *testing.T) {
 		{name: "enum, numbers compare by value", schema: `{"enum": [1, 2.5]}`, value: `2.50`},
 		{name: "enum of objects", schema: `{"enum": [{"a": 1}, [1, 2]]}`, value: `{"a": 2}`, want: []string{`/: must be one of {"a":1}, [1,2], got {"a":2} [enum]`}},
 		{
-			name:   "long enum is cut",
+			name:   "long enum lists every value",
 			schema: `{"enum": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]}`,
 			value:  `13`,
-			want:   []string{`/: must be one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, … (12 values), got 13 [enum]`},
+			want:   []string{`/: must be one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, got 13 [enum]`},
 		},
 		{name: "const", schema: `{"const": "fixed"}`, value: `"loose"`, want: []string{`/: must be "fixed", got "loose" [const]`}},
 		{name: "const null", schema: `{"const": null}`, value: `0`, want: []string{`/: must be null, got 0 [const]`}},
