@@ -29,6 +29,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/mcpctl/mcpctl/internal/filelock"
 )
 
 // Chain algorithms, as a line's "chain" field names them.
@@ -137,7 +139,7 @@ func Open(path string, key []byte) (*Writer, error) {
 		return nil, fmt.Errorf("opening the audit file: %w", err)
 	}
 	defer f.Close()
-	unlock, err := lock(f)
+	unlock, err := filelock.File(f)
 	if err != nil {
 		return nil, fmt.Errorf("locking the audit file %s: %w", path, err)
 	}
@@ -158,7 +160,7 @@ func (w *Writer) Append(e *Entry) error {
 		return fmt.Errorf("opening the audit file: %w", err)
 	}
 	defer f.Close()
-	unlock, err := lock(f)
+	unlock, err := filelock.File(f)
 	if err != nil {
 		return fmt.Errorf("locking the audit file %s: %w", w.path, err)
 	}

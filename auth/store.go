@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpctl/mcpctl/internal/filelock"
 )
 
 // StoreFile is the name of the token store's file in its directory.
@@ -167,7 +169,7 @@ func (s *Store) update(f func(d *storeData)) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("creating the token store directory: %w", err)
 	}
-	if unlock, err := lockFile(s.path()+".lock", lockWait); err == nil {
+	if unlock, err := filelock.Path(s.path()+".lock", lockWait); err == nil {
 		defer unlock()
 	} else if s.Warn != nil {
 		s.Warn(fmt.Sprintf("token store %s: not locked (%v); another mcpctl may be updating it", s.path(), err))

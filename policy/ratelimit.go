@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mcpctl/mcpctl/internal/filelock"
 )
 
 // RateFile is the file, in the state directory, that holds the recent calls
@@ -61,7 +63,7 @@ func (l *Limiter) Take(key string, limit int) (ok bool, next time.Time, err erro
 	if wait == 0 {
 		wait = 10 * time.Second
 	}
-	unlock, err := lockFile(filepath.Join(l.Dir, RateLockFile), wait)
+	unlock, err := filelock.Path(filepath.Join(l.Dir, RateLockFile), wait)
 	if err != nil {
 		return false, time.Time{}, fmt.Errorf("rate limit: locking %s: %w", filepath.Join(l.Dir, RateLockFile), err)
 	}
