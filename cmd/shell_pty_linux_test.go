@@ -97,30 +97,63 @@ func (o *ptyOutput) expect(t *testing.T, mark int, want string) int {
 	}
 }
 
+// ptySession is mcpctl running on a pseudo-terminal, as a user's shell
+// would run it.
+type ptySession struct {
+	t             *testing.T
+	master, slave *os.File
+	out           *ptyOutput
+	done          chan int
+}
+
+// startPTY runs mcpctl with args on a pseudo-terminal width columns wide,
+// with state as its state folder and home; the test's end stops it.
+func startPTY(t *testing.T, state string, width int, args ...string) *ptySession {
+	t.Helper()
+	master, slave := openPTY(t)
+	t.Cleanup(func() { master.Close() })
+	p := &ptySession{t: t, master: master, slave: slave, out: &ptyOutput{changed: make(chan struct{})}, done: make(chan int, 1)}
+	go p.out.readFrom(master)
+	ios := &IOStreams{In: slave, Out: slave, ErrOut: slave, stdinTTY: true, stdoutTTY: true, stderrTTY: true, width: width}
+	f := NewFactory(ios)
+	f.Environ = func() []string { return []string{"XDG_STATE_HOME=" + state, "HOME=" + state} }
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { p.done <- runWith(ctx, f, args) }()
+	return p
+}
+
+// typ types s at the terminal.
+func (p *ptySession) typ(s string) {
+	p.t.Helper()
+	if _, err := p.master.Write([]byte(s)); err != nil {
+		p.t.Fatalf("typing %q: %v", s, err)
+	}
+}
+
+// wait waits for mcpctl to exit with code; stuck names what did not
+// happen if it does not.
+func (p *ptySession) wait(code int, stuck string) {
+	p.t.Helper()
+	select {
+	case got := <-p.done:
+		if got != code {
+			p.t.Errorf("exit code %d, want %d", got, code)
+		}
+	case <-time.After(60 * time.Second):
+		p.t.Fatal(stuck)
+	}
+	p.slave.Close()
+}
+
 // TestShellTTY drives mcpctl shell --demo through a pseudo-terminal: tab
 // completion of a command, a tool and an argument key, the listing of
 // several candidates, history recall, output in cooked mode, Ctrl-C on a
 // line, Ctrl-D to leave, and the history file.
 func TestShellTTY(t *testing.T) {
-	master, slave := openPTY(t)
-	defer master.Close()
-	out := &ptyOutput{changed: make(chan struct{})}
-	go out.readFrom(master)
-
 	state := t.TempDir()
-	ios := &IOStreams{In: slave, Out: slave, ErrOut: slave, stdinTTY: true, stdoutTTY: true, stderrTTY: true, width: 80}
-	f := NewFactory(ios)
-	f.Environ = func() []string { return []string{"XDG_STATE_HOME=" + state, "HOME=" + state} }
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int, 1)
-	go func() { done <- runWith(ctx, f, []string{"shell", "--demo"}) }()
-
-	typ := func(s string) {
-		if _, err := master.Write([]byte(s)); err != nil {
-			t.Fatalf("typing %q: %v", s, err)
-		}
-	}
+	p := startPTY(t, state, 80, "shell", "--demo")
+	out, typ := p.out, p.typ
 	mark := out.expect(t, 0, "connected to mcpctl-demo")
 	mark = out.expect(t, mark, "mcpctl> ")
 
@@ -155,15 +188,7 @@ func TestShellTTY(t *testing.T) {
 	out.expect(t, mark, "mcpctl> ")
 
 	typ("\x04") // Ctrl-D on an empty line
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit code %d, want 0", code)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the shell did not end at Ctrl-D")
-	}
-	slave.Close()
+	p.wait(0, "the shell did not end at Ctrl-D")
 
 	path := filepath.Join(state, "mcpctl", shellHistoryFile)
 	data, err := os.ReadFile(path)
