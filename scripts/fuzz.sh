@@ -24,6 +24,7 @@ targets=(
   "./schema FuzzParseArgs"
   "./signing FuzzJCSMatchesReference"
   "./signing FuzzPython"
+  "./signing FuzzSignatureTimestamp"
   "./transport FuzzSSEParse"
   "./transport FuzzStdioLines"
 )
