@@ -57,9 +57,6 @@ func (p *Printer) errOut() io.Writer {
 // styles returns the styles bound to Out.
 func (p *Printer) styles() styles { return newStyles(newRenderer(p.out(), p.Color)) }
 
-// errStyles returns the styles bound to ErrOut.
-func (p *Printer) errStyles() styles { return newStyles(newRenderer(p.errOut(), p.ErrColor)) }
-
 // Heading returns title styled as a section heading when Out has colour,
 // unchanged otherwise; sanitised on a terminal.
 func (p *Printer) Heading(title string) string {

@@ -145,13 +145,12 @@ type client struct {
 }
 
 type grant struct {
-	clientID      string
-	redirectURI   string
-	challenge     string
-	scope         string
-	resource      string
-	expires       time.Time
-	refreshIssued bool
+	clientID    string
+	redirectURI string
+	challenge   string
+	scope       string
+	resource    string
+	expires     time.Time
 }
 
 type token struct {
