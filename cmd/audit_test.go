@@ -222,10 +222,8 @@ func TestAuditRecorderOptions(t *testing.T) {
 }
 
 func TestSettingPath(t *testing.T) {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip("no home folder")
-	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
 	tests := []struct{ file, source, want string }{
 		{"trail.jsonl", "/etc/mcpctl/config.yaml", "/etc/mcpctl/trail.jsonl"},
 		{"logs/trail.jsonl", "/home/u/.config/mcpctl/config.yaml", "/home/u/.config/mcpctl/logs/trail.jsonl"},
