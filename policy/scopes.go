@@ -1,9 +1,9 @@
 package policy
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/signing"
 )
 
 // JWTScopes returns the scopes a JWT bearer token grants: its "scope"
@@ -13,31 +13,21 @@ import (
 // signature is not checked: the server does that, and the policy only asks
 // what the credential claims.
 func JWTScopes(token string) (scopes []string, ok bool) {
-	parts := strings.Split(strings.TrimSpace(token), ".")
-	if len(parts) != 3 {
-		return nil, false
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	_, claims, _, err := signing.InspectJWT(token, nil)
 	if err != nil {
-		return nil, false
-	}
-	var claims map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &claims); err != nil {
 		return nil, false
 	}
 	scopes = []string{}
 	for _, name := range []string{"scope", "scp"} {
-		raw, found := claims[name]
-		if !found {
-			continue
-		}
-		var s string
-		var list []string
-		switch {
-		case json.Unmarshal(raw, &s) == nil:
-			scopes = append(scopes, strings.Fields(s)...)
-		case json.Unmarshal(raw, &list) == nil:
-			scopes = append(scopes, list...)
+		switch v := claims[name].(type) {
+		case string:
+			scopes = append(scopes, strings.Fields(v)...)
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					scopes = append(scopes, s)
+				}
+			}
 		}
 	}
 	return scopes, true
