@@ -305,9 +305,17 @@ func watchRun(ctx context.Context, opts *WatchOptions) error {
 	}
 	defer s.Close()
 	w := &watcher{opts: opts, s: s, p: f.printer(), json: opts.Output.structured(), lists: map[string]*watchList{}}
+	// Ctrl-C is how a watch ends, also while it is still setting up on a
+	// server that answers: exit 130, with no error line.
+	stopped := func(err error) error {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			return &ExitCodeError{Code: ExitInterrupted}
+		}
+		return err
+	}
 
 	if err := applyLogLevel(ctx, f, s, opts.LogLevel); err != nil {
-		return err
+		return stopped(err)
 	}
 	// What the lists hold now, so that a change can be explained.
 	var want client.SubscriptionFilter
@@ -317,7 +325,7 @@ func watchRun(ctx context.Context, opts *WatchOptions) error {
 			continue
 		}
 		if _, _, _, err := l.fetch(ctx, s); err != nil {
-			return fmt.Errorf("listing the %s of %s: %w", l.kind, s.name, err)
+			return stopped(fmt.Errorf("listing the %s of %s: %w", l.kind, s.name, err))
 		}
 		w.lists[l.kind] = l
 		lists = append(lists, l.kind)
@@ -326,7 +334,7 @@ func watchRun(ctx context.Context, opts *WatchOptions) error {
 	want.ResourceSubscriptions = opts.Subscribe
 	sub, err := s.Subscribe(ctx, want)
 	if err != nil {
-		return fmt.Errorf("subscribing to the notifications of %s: %w", s.name, err)
+		return stopped(fmt.Errorf("subscribing to the notifications of %s: %w", s.name, err))
 	}
 	defer sub.Close()
 	w.subscribed(sub, lists)
