@@ -133,7 +133,10 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 	lines := make(chan batchLine, batchReadAhead)
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
-	go readBatch(readCtx, newLineReader(in, limit), lines, &b.progress.read)
+	// The reader also prepares each line (decodes and checks its
+	// arguments), so that work overlaps the call before it instead of
+	// waiting for it: prepare runs on the reader's goroutine only.
+	go readBatch(readCtx, newLineReader(in, limit), lines, &b.progress.read, b.prepare)
 
 	if opts.Parallel > 1 {
 		err = b.runParallel(ctx, lines)
@@ -266,7 +269,7 @@ func (b *batch) runSequential(ctx context.Context, lines <-chan batchLine) error
 		if l.fatal != nil {
 			return l.fatal
 		}
-		j := b.prepare(l)
+		j := l.job
 		if !j.ready {
 			b.call(ctx, j)
 		}
@@ -321,7 +324,7 @@ read:
 			fatal = l.fatal
 			break
 		}
-		j := b.prepare(l)
+		j := l.job
 		j.done = make(chan struct{})
 		select {
 		case order <- j:
@@ -370,7 +373,8 @@ func (b *batch) interrupted(ctx context.Context, line int) error {
 
 // prepare turns one input line into a job: its tool found, its arguments
 // decoded and checked against the tool's inputSchema. A line that cannot
-// be called gets its final outcome here.
+// be called gets its final outcome here. Only readBatch's goroutine calls
+// it (b.prepared is its own), ahead of the calls.
 func (b *batch) prepare(l batchLine) *batchJob {
 	j := &batchJob{line: l.n}
 	fail := func(err error) *batchJob {
@@ -742,6 +746,7 @@ type batchLine struct {
 	data  []byte
 	err   error
 	fatal error
+	job   *batchJob // the line prepared, when readBatch was given a prepare
 }
 
 // lineReader splits its input into lines of at most max bytes; a longer
@@ -808,7 +813,7 @@ func (lr *lineReader) line() (batchLine, error) {
 // It runs on its own goroutine so that Ctrl-C stops a batch waiting for
 // input; a read blocked on a terminal or pipe then stays blocked until
 // the process exits.
-func readBatch(ctx context.Context, lr *lineReader, out chan<- batchLine, read *atomic.Int64) {
+func readBatch(ctx context.Context, lr *lineReader, out chan<- batchLine, read *atomic.Int64, prepare func(batchLine) *batchJob) {
 	defer close(out)
 	for {
 		l, err := lr.next()
@@ -819,6 +824,9 @@ func readBatch(ctx context.Context, lr *lineReader, out chan<- batchLine, read *
 			l = batchLine{fatal: fmt.Errorf("reading the batch after line %d: %w", lr.n, err)}
 		} else {
 			read.Add(1)
+			if prepare != nil {
+				l.job = prepare(l)
+			}
 		}
 		select {
 		case out <- l:

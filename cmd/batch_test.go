@@ -72,7 +72,7 @@ func (r failingReader) Read(p []byte) (int, error) {
 func TestBatchReadFailure(t *testing.T) {
 	lines := make(chan batchLine, 10)
 	var read atomic.Int64
-	readBatch(context.Background(), &lineReader{r: bufio.NewReader(failingReader{strings.NewReader("a\n")}), max: 100}, lines, &read)
+	readBatch(context.Background(), &lineReader{r: bufio.NewReader(failingReader{strings.NewReader("a\n")}), max: 100}, lines, &read, nil)
 	var got []batchLine
 	for l := range lines {
 		got = append(got, l)
