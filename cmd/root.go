@@ -282,6 +282,7 @@ audit trail of every call, read and prompt get (see mcpctl audit).
 		}
 	}
 	suggestSubcommands(root)
+	checkHelpTopics(root)
 	registerCompletions(root, f)
 	wrapHelp(root, f.IOStreams.TerminalWidth())
 	return root
