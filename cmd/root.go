@@ -282,6 +282,10 @@ audit trail of every call, read and prompt get (see mcpctl audit).
 		}
 	}
 	suggestSubcommands(root)
+	if only == "" {
+		// `mcpctl help` builds the whole tree (see commandNamed).
+		checkHelpTopics(root)
+	}
 	registerCompletions(root, f)
 	wrapHelp(root, f.IOStreams.TerminalWidth())
 	return root

@@ -105,6 +105,47 @@ func suggestSubcommands(c *cobra.Command) {
 	}
 }
 
+// checkHelpTopics makes `mcpctl help TOPIC` refuse a TOPIC that names no
+// command, at every level (`mcpctl help lsit`, `mcpctl help servers ad`),
+// with the closest command, as a usage error: cobra's help command would
+// print the nearest group's help and exit 0, hiding the typo. The check is
+// the help command's Args, so its Run and its completion stay cobra's.
+// Words after a command without subcommands (`mcpctl help call add`) are
+// left to that command's help, as before.
+func checkHelpTopics(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	help, _, err := root.Find([]string{"help"})
+	if err != nil || help == root {
+		return
+	}
+	help.Args = func(_ *cobra.Command, args []string) error {
+		return helpTopicError(root, args)
+	}
+}
+
+// helpTopicError returns the usage error for a help topic whose words do
+// not name a command of root's tree, else nil.
+func helpTopicError(root *cobra.Command, topic []string) error {
+	c := root
+	for i, w := range topic {
+		if !c.HasAvailableSubCommands() {
+			return nil
+		}
+		next := findSubcommand(c, w)
+		if next == nil {
+			msg := fmt.Sprintf("unknown help topic %q", strings.Join(topic[:i+1], " "))
+			if s := closestSubcommand(c, w); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", strings.Join(append(slices.Clone(topic[:i]), s), " "))
+			} else {
+				msg += fmt.Sprintf("; the commands of %q are: %s", c.CommandPath(), strings.Join(subcommandNames(c), ", "))
+			}
+			return &FlagError{Err: errors.New(msg)}
+		}
+		c = next
+	}
+	return nil
+}
+
 // unknownCommandError says that word is not a subcommand of c, naming the
 // closest one or else all of them.
 func unknownCommandError(c *cobra.Command, word string) error {

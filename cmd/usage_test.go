@@ -84,6 +84,47 @@ func TestUsageSuggestions(t *testing.T) {
 	}
 }
 
+// TestHelpTopics runs `mcpctl help TOPIC`: a topic that names no command is
+// one error line and exit 2, with nothing on stdout; a known one is its help.
+func TestHelpTopics(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		err  string // the whole of stderr, for an unknown topic
+		out  string // a line of stdout, for a known one
+	}{
+		{args: []string{"help", "lsit"}, code: ExitUsage, err: `error: unknown help topic "lsit"; did you mean "list"?` + "\n"},
+		{args: []string{"help", "servers", "ad"}, code: ExitUsage, err: `error: unknown help topic "servers ad"; did you mean "servers add"?` + "\n"},
+		{args: []string{"help", "auth", "logn"}, code: ExitUsage, err: `error: unknown help topic "auth logn"; did you mean "auth login"?` + "\n"},
+		{args: []string{"help", "zzzzzz"}, code: ExitUsage, err: `error: unknown help topic "zzzzzz"; the commands of "mcpctl" are: audit, auth, call,`},
+		{args: []string{"help", "auth", "zzzzzz"}, code: ExitUsage, err: `error: unknown help topic "auth zzzzzz"; the commands of "mcpctl auth" are: login, logout, status, token` + "\n"},
+		{args: []string{"help"}, code: ExitOK, out: "Available Commands:"},
+		{args: []string{"help", "list"}, code: ExitOK, out: "mcpctl list"},
+		{args: []string{"help", "servers", "add"}, code: ExitOK, out: "mcpctl servers add"},
+		{args: []string{"help", "help"}, code: ExitOK, out: "mcpctl help"},
+		// Words after a command without subcommands are that command's business.
+		{args: []string{"help", "call", "add"}, code: ExitOK, out: "mcpctl call"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			ios, _, out, errOut := Test()
+			code := run(context.Background(), ios, tt.args)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, errOut)
+			}
+			if tt.code != ExitOK {
+				if out.Len() != 0 || !strings.HasPrefix(errOut.String(), tt.err) || strings.Count(errOut.String(), "\n") != 1 {
+					t.Errorf("stdout %q, stderr %q; want no stdout and the one line %q", out, errOut, tt.err)
+				}
+				return
+			}
+			if !strings.Contains(out.String(), tt.out) || errOut.Len() != 0 {
+				t.Errorf("stdout %q, stderr %q; want %q on stdout", out, errOut, tt.out)
+			}
+		})
+	}
+}
+
 func TestVerboseEverywhere(t *testing.T) {
 	for _, args := range [][]string{{"version", "-v"}, {"servers", "list", "-v"}, {"completion", "bash", "-v"}} {
 		ios, _, out, errOut := Test()
