@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,6 +27,15 @@ import (
 // TestMain turns the test binary into mcpctl and the test servers when the
 // scripts exec them by name.
 func TestMain(m *testing.M) {
+	// The scripts spend most of their time waiting on the processes they
+	// start (servers, node, the go command), so they run four at a time
+	// where GOMAXPROCS would allow only two on a 2-core machine; an explicit
+	// -parallel still wins, as the flags are parsed after this.
+	if f := flag.Lookup("test.parallel"); f != nil && runtime.GOMAXPROCS(0) < 4 {
+		if err := f.Value.Set("4"); err != nil {
+			panic(err)
+		}
+	}
 	testscript.Main(m, map[string]func(){
 		"mcpctl":      func() { os.Exit(cmd.Main()) },
 		"testserver":  func() { os.Exit(testserver.Main()) },
