@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -66,6 +67,20 @@ type docExample struct {
 	marked string // what the documentation says the line needs
 }
 
+// exampleWorkers is how many blocks run at once. Blocks share nothing
+// but the document's exports, which are known before any line runs, and
+// most of an example's time is spent waiting (on node, a server's sleep,
+// the go command), so a few run side by side.
+const exampleWorkers = 3
+
+// exampleOutcome is what became of one example: run (with its status) or
+// listed (with the reason).
+type exampleOutcome struct {
+	listed string // why it was not run, or ""
+	status string // "ok", "ok (exit N)" or why it failed, when run
+	fatal  string // a rule the runner breaks: the script fails at once
+}
+
 // runExamples is `docexamples run SOURCE...`.
 func runExamples(ts *testscript.TestScript, sources []string) {
 	var all []docExample
@@ -83,49 +98,104 @@ func runExamples(ts *testscript.TestScript, sources []string) {
 		}
 		all = append(all, exs...)
 	}
-	var ran, listed, failed []string
-	done := map[string]string{} // state + line → its status, to run each once
-	var (
-		block   = -1
-		dir     string
-		prelude []string // the block's cd lines, and the document's exports, so far
-		added   []string // servers the block added
-		doc     string   // the source of the block
-	)
-	for _, ex := range all {
-		if ex.block != block {
+
+	// Each example's prelude (its block's cd lines and the document's
+	// exports so far) depends only on the lines before it, so it is
+	// worked out first, and the blocks then run in any order.
+	type job struct {
+		first, end int // the block's examples: all[first:end]
+		dir        string
+		prelude    []string // at the block's start
+	}
+	var jobs []job
+	var prelude []string
+	doc := ""
+	for i, ex := range all {
+		if i == 0 || ex.block != all[i-1].block {
 			// An export holds for the rest of a document, as in the
 			// reader's shell; a cd only for its block.
 			src, _, _ := strings.Cut(ex.source, ":")
 			if src != doc {
 				prelude = nil
 			}
+			doc = src
 			prelude = slices.DeleteFunc(prelude, func(l string) bool { return !strings.HasPrefix(l, "export ") })
-			block, added, doc = ex.block, nil, src
-			dir = exampleDir(ts, block)
+			jobs = append(jobs, job{first: i, dir: exampleDir(ts, ex.block), prelude: slices.Clone(prelude)})
 		}
-		line := strings.ReplaceAll(ex.line, everythingNPX, "$EVERYTHING")
-		cwd := blockCwd(ts, dir, prelude)
-		if why := exampleNeeds(ts, ex, line, cwd, added); why != "" {
-			listed = append(listed, fmt.Sprintf("%s\t%s\t%s", ex.source, ex.line, why))
-			ts.Logf("not run (%s): %s: %s", why, ex.source, ex.line)
-			continue
-		}
-		key := strings.Join(prelude, "\n") + "\n" + line
-		status, seen := done[key]
-		if !seen || isStateful(line) {
-			status = runExample(ts, dir, prelude, line, expectedExit(line))
-			done[key] = status
-		}
-		if isStateLine(line) {
+		jobs[len(jobs)-1].end = i + 1
+		// A line the documentation marks is listed, not run, and so
+		// changes nothing for the lines after it.
+		if line := strings.ReplaceAll(ex.line, everythingNPX, "$EVERYTHING"); isStateLine(line) && ex.marked == "" && !needsMarkRE.MatchString(line) {
 			prelude = append(prelude, line)
 		}
-		if name, ok := addsServer(ex.line); ok && strings.HasPrefix(status, "ok") {
-			added = append(added, name)
-		}
-		ran = append(ran, fmt.Sprintf("%s\t%s\t%s", ex.source, ex.line, status))
-		if !strings.HasPrefix(status, "ok") {
-			failed = append(failed, fmt.Sprintf("%s: %s\n\t%s", ex.source, ex.line, status))
+	}
+
+	outcomes := make([]exampleOutcome, len(all))
+	var mu sync.Mutex
+	done := map[string]string{} // prelude + line → its status, to run each once
+	work := make(chan job)
+	var wg sync.WaitGroup
+	for range exampleWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				prelude := slices.Clone(j.prelude)
+				var added []string // servers the block added
+				for i := j.first; i < j.end; i++ {
+					ex := all[i]
+					line := strings.ReplaceAll(ex.line, everythingNPX, "$EVERYTHING")
+					cwd := blockCwd(j.dir, prelude)
+					why, fatal := exampleNeeds(ts, ex, line, cwd, added)
+					if fatal != "" {
+						outcomes[i].fatal = fatal
+						break
+					}
+					if why != "" {
+						outcomes[i].listed = why
+						continue
+					}
+					key := strings.Join(prelude, "\n") + "\n" + line
+					mu.Lock()
+					status, seen := done[key]
+					mu.Unlock()
+					if !seen || isStateful(line) {
+						status = runExample(ts, j.dir, prelude, line, expectedExit(line))
+						mu.Lock()
+						done[key] = status
+						mu.Unlock()
+					}
+					if isStateLine(line) {
+						prelude = append(prelude, line)
+					}
+					if name, ok := addsServer(ex.line); ok && strings.HasPrefix(status, "ok") {
+						added = append(added, name)
+					}
+					outcomes[i].status = status
+				}
+			}
+		}()
+	}
+	for _, j := range jobs {
+		work <- j
+	}
+	close(work)
+	wg.Wait()
+
+	var ran, listed, failed []string
+	for i, ex := range all {
+		o := outcomes[i]
+		switch {
+		case o.fatal != "":
+			ts.Fatalf("%s", o.fatal)
+		case o.listed != "":
+			listed = append(listed, fmt.Sprintf("%s\t%s\t%s", ex.source, ex.line, o.listed))
+			ts.Logf("not run (%s): %s: %s", o.listed, ex.source, ex.line)
+		case o.status != "":
+			ran = append(ran, fmt.Sprintf("%s\t%s\t%s", ex.source, ex.line, o.status))
+			if !strings.HasPrefix(o.status, "ok") {
+				failed = append(failed, fmt.Sprintf("%s: %s\n\t%s", ex.source, ex.line, o.status))
+			}
 		}
 	}
 	write := func(name string, lines []string) {
@@ -339,7 +409,7 @@ func isStateful(line string) bool {
 }
 
 // blockCwd is the folder the block's cd lines lead to.
-func blockCwd(ts *testscript.TestScript, dir string, prelude []string) string {
+func blockCwd(dir string, prelude []string) string {
 	cwd := dir
 	for _, l := range prelude {
 		if d, ok := strings.CutPrefix(l, "cd "); ok {
@@ -366,24 +436,26 @@ var (
 )
 
 // exampleNeeds says why an example cannot run here ("" when it can): what
-// the documentation marks, else what the rules of the runner find.
-func exampleNeeds(ts *testscript.TestScript, ex docExample, line, cwd string, added []string) string {
+// the documentation marks, else what the rules of the runner find. fatal
+// reports an example the runner must not list. It only reads ts, so blocks
+// call it from their own goroutines.
+func exampleNeeds(ts *testscript.TestScript, ex docExample, line, cwd string, added []string) (why, fatal string) {
 	if ex.marked != "" {
-		return "marked: " + ex.marked
+		return "marked: " + ex.marked, ""
 	}
 	if m := needsMarkRE.FindStringSubmatch(line); m != nil {
-		return "marked: " + strings.TrimSpace(m[1])
+		return "marked: " + strings.TrimSpace(m[1]), ""
 	}
 	code, _, _ := strings.Cut(line, " #") // the trailing comment says nothing to run
 	words := strings.Fields(code)
 	demo := slices.Contains(words, "--demo")
-	why := ruleNeeds(ts, words, code, cwd, added)
+	why = ruleNeeds(ts, words, code, cwd, added)
 	// The demo server is built in: what an example on it may lack is a
 	// file or a person, never a network or another server.
 	if demo && (strings.HasPrefix(why, "the network") || strings.HasPrefix(why, "a server") || strings.HasPrefix(why, "a browser")) {
-		ts.Fatalf("%s: %s: an example on --demo must run, but the runner would list it (%s): fix the example or the rule", ex.source, ex.line, why)
+		return why, fmt.Sprintf("%s: %s: an example on --demo must run, but the runner would list it (%s): fix the example or the rule", ex.source, ex.line, why)
 	}
-	return why
+	return why, ""
 }
 
 func ruleNeeds(ts *testscript.TestScript, words []string, code, cwd string, added []string) string {

@@ -96,6 +96,10 @@ func python3Available() (bool, error) {
 }
 
 func TestScript(t *testing.T) {
+	// Parallel, so that the package's other parallel tests (TestPeakRSS)
+	// run beside the scripts instead of after the last of them: a
+	// sequential test waits for all of its parallel subtests.
+	t.Parallel()
 	everything := everythingPath(t)
 	if everything == "" && interopRequired() {
 		t.Fatal("the reference server is not installed: run bash scripts/install-tools.sh (CI and the README test command require the interop tests)")

@@ -37,8 +37,8 @@ func TestPeakRSS(t *testing.T) {
 		t.Skip("the race detector multiplies memory: the figure would not be mcpctl's; run without -race")
 	}
 	// The peak is the child's own (see rssLaunch), whatever runs beside
-	// it, so the test need not hold up the scripts; its cases run one at a
-	// time, each a 100 MiB result.
+	// it, so the test runs beside the scripts (TestScript is parallel too);
+	// its cases run one at a time, each a 100 MiB result.
 	t.Parallel()
 	mcpctl, err := exec.LookPath("mcpctl") // testscript.Main put it on PATH
 	if err != nil {
