@@ -176,7 +176,7 @@ func (c *Checker) CheckResult(version, method string, result []byte) ([]Violatio
 // checks to report.
 func (c *Checker) Prepare(version string, methods ...string) {
 	for _, m := range methods {
-		if def := ResultDefinition(version, m); def != "" {
+		if def := c.ResultDefinition(version, m); def != "" {
 			_, _ = c.definition(version, def)
 		}
 	}
