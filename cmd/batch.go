@@ -164,10 +164,10 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 // answer from the goroutine reading the pipe to the one waiting for it,
 // and the check to another, and with a second processor idle every
 // hand-off wakes an operating-system thread that finds nothing to do and
-// sleeps again (about five futex calls a round trip against a go-sdk
-// server, by strace -c). With one processor the hand-offs stay on one
-// thread: 1000 echo calls took 11–17% less wall time and 20% less CPU in
-// paired runs of scripts/bench-batch.sh. The work mcpctl does per call is
+// sleeps again (5–6 futex calls a round trip against a go-sdk server, by
+// strace -c; half as many on one processor). With one processor the
+// hand-offs stay on one thread: 1000 echo calls took 11–17% less wall time
+// and 20% less CPU in paired runs of scripts/bench-batch.sh. The work mcpctl does per call is
 // tens of microseconds and waits on the server in between, so nothing that
 // could run in parallel is lost; --parallel keeps every processor.
 func oneProcessor(lookupEnv func(string) (string, bool)) (restore func()) {
