@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpctl/mcpctl/schema"
 )
 
 func TestBatchLineReader(t *testing.T) {
@@ -283,4 +285,40 @@ func TestOneProcessor(t *testing.T) {
 		t.Errorf("with GOMAXPROCS set by the user, it became %d, want %d unchanged", got, before)
 	}
 	restore()
+}
+
+// TestToolSchemaCompiledOnce: a run compiles each tool schema once, the
+// shell's lines and the copies of the factory sharing it, however many
+// goroutines ask at once; a schema that does not compile keeps its error.
+func TestToolSchemaCompiledOnce(t *testing.T) {
+	t.Parallel()
+	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	raw := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
+	first, err := f.toolSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := f.sharing(nil, f.IOStreams) // as the shell lends its session
+	done := make(chan *schema.Schema)
+	for range 8 {
+		go func() {
+			s, _ := shared.toolSchema(append(json.RawMessage(nil), raw...))
+			done <- s
+		}()
+	}
+	for range 8 {
+		if s := <-done; s != first {
+			t.Fatal("the same schema text was compiled again")
+		}
+	}
+	if other, err := f.toolSchema(json.RawMessage(`{"type":"string"}`)); err != nil || other == first {
+		t.Fatalf("another schema: %p, %v; want a schema of its own", other, err)
+	}
+	bad := json.RawMessage(`{"type":"object","required":"n"}`)
+	if _, err := f.toolSchema(bad); err == nil {
+		t.Fatal("a schema that does not compile gave no error")
+	}
+	if _, err := f.toolSchema(bad); err == nil {
+		t.Fatal("asked again, a schema that does not compile gave no error")
+	}
 }

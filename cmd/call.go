@@ -198,11 +198,19 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	// A value of the wrong type is kept as typed: validation lists it with
 	// every other violation (exit 5), and --no-validate sends the text.
 	var mismatches []schema.Violation
-	args, err := schema.ParseArgs(opts.Args, tool.InputSchema, schema.ArgOptions{
+	argOpts := schema.ArgOptions{
 		Stdin:      f.IOStreams.In,
 		ArgsJSON:   opts.ArgsJSON,
 		Mismatches: &mismatches,
-	})
+	}
+	var args map[string]any
+	if sch, compileErr := f.toolSchema(tool.InputSchema); compileErr == nil {
+		args, err = sch.ParseArgs(opts.Args, argOpts)
+	} else {
+		// A schema that does not compile types nothing (argumentsCheck
+		// says so).
+		args, err = schema.ParseArgs(opts.Args, nil, argOpts)
+	}
 	if err != nil {
 		return err
 	}
@@ -283,7 +291,7 @@ func argumentsCheck(f *Factory, tool *client.Tool, strict bool) func(args map[st
 			return violationsError(headline, mismatches)
 		}
 	}
-	sch, err := schema.Compile(tool.InputSchema)
+	sch, err := f.toolSchema(tool.InputSchema)
 	if err != nil {
 		f.printer().Warning(fmt.Sprintf("not checking the arguments: the inputSchema of tool %q does not compile: %v", tool.Name, err))
 		return func(map[string]any, []schema.Violation) error { return nil }
@@ -319,7 +327,7 @@ func resultCheck(f *Factory, tool *client.Tool) func(res *client.CallToolResult)
 		return func(*client.CallToolResult) error { return nil }
 	}
 	headline := fmt.Sprintf("the result of tool %q breaks its outputSchema", tool.Name)
-	sch, compileErr := schema.Compile(tool.OutputSchema)
+	sch, compileErr := f.toolSchema(tool.OutputSchema)
 	var warn sync.Once // a batch checks results of one tool at once
 	return func(res *client.CallToolResult) error {
 		if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
