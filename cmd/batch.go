@@ -169,7 +169,8 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 // hand-offs stay on one thread: 1000 echo calls took 11–17% less wall time
 // and 20% less CPU in paired runs of scripts/bench-batch.sh. The work mcpctl does per call is
 // tens of microseconds and waits on the server in between, so nothing that
-// could run in parallel is lost; --parallel keeps every processor.
+// could run in parallel is lost; --parallel keeps every processor. A shell
+// reading a script (not a terminal) runs on one processor too.
 func oneProcessor(lookupEnv func(string) (string, bool)) (restore func()) {
 	if _, set := lookupEnv("GOMAXPROCS"); set {
 		return func() {}
