@@ -305,3 +305,13 @@ func BenchmarkCheckerFirstCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrepareOneShot is what a one-shot command compiles while its
+// server starts: the definitions of the results of initialize, tools/list
+// and tools/call.
+func BenchmarkPrepareOneShot(b *testing.B) {
+	for range b.N {
+		var c schema.Checker
+		c.Prepare("2025-11-25", "initialize", "tools/list", "tools/call")
+	}
+}
