@@ -77,7 +77,7 @@ type Factory struct {
 // on first use under its locks, so sessions may be opened concurrently
 // (mcpctl test --parallel).
 type built struct {
-	mu        sync.Mutex // guards redactor, warner, results and schemas
+	mu        sync.Mutex // guards redactor, warner and results
 	configMu  sync.Mutex // guards config and configErr
 	catalogMu sync.Mutex // guards catalog; held while the config is read
 	config    *config.Config
@@ -87,41 +87,14 @@ type built struct {
 	warner    *render.Warner
 	utf8Once  sync.Once
 	results   *resultChecks
-	schemas   map[string]*compiledSchema // tools' schemas, by their text
+	schemas   schema.Cache // tools' schemas, compiled once a run
 }
 
-// compiledSchema is one tool schema, compiled once.
-type compiledSchema struct {
-	once sync.Once
-	s    *schema.Schema
-	err  error
-}
-
-// maxCompiledSchemas bounds the schemas a run keeps compiled: a server
-// whose tools change without end cannot make the cache grow without end.
-const maxCompiledSchemas = 1024
-
-// toolSchema compiles a tool's inputSchema or outputSchema, once per run
-// for the same text: the shell, batches and test files call the same tools
-// again and again, and compiling a schema costs far more than checking
-// arguments against it. Safe for concurrent use.
+// toolSchema compiles a tool's inputSchema or outputSchema once per run
+// for the same text (see [schema.Cache]): the shell's lines and the
+// factory's copies share the run's cache.
 func (f *Factory) toolSchema(raw json.RawMessage) (*schema.Schema, error) {
-	st := f.state()
-	key := string(raw)
-	st.mu.Lock()
-	c := st.schemas[key]
-	if c == nil {
-		c = &compiledSchema{}
-		if st.schemas == nil {
-			st.schemas = map[string]*compiledSchema{}
-		}
-		if len(st.schemas) < maxCompiledSchemas {
-			st.schemas[key] = c
-		}
-	}
-	st.mu.Unlock()
-	c.once.Do(func() { c.s, c.err = schema.Compile(raw) })
-	return c.s, c.err
+	return f.state().schemas.Compile(raw)
 }
 
 // NewFactory returns a Factory bound to ios and the process's environment,

@@ -12,8 +12,6 @@ import (
 
 	"github.com/itchyny/gojq"
 	"github.com/rogpeppe/go-internal/diff"
-
-	"github.com/mcpctl/mcpctl/schema"
 )
 
 // snapshotDir is the folder, next to a test file, that holds its golden
@@ -77,7 +75,7 @@ func (r *fileRun) check(t *Test, out *outcome, first bool) []string {
 		}
 	}
 	if out.tool != nil && len(out.tool.OutputSchema) > 0 && (e.OutputSchema == nil || *e.OutputSchema) && !out.isError {
-		if msg := checkOutputSchema(out.tool.OutputSchema, out.raw); msg != "" {
+		if msg := r.validateStructured("outputSchema (the tool's)", out.tool.OutputSchema, out.raw); msg != "" {
 			problems = append(problems, msg)
 		}
 	} else if e.OutputSchema != nil && *e.OutputSchema && (out.tool == nil || len(out.tool.OutputSchema) == 0) {
@@ -207,15 +205,11 @@ func (r *fileRun) checkSchema(e Expect, raw []byte) string {
 	if err != nil {
 		return fmt.Sprintf("%s: %v", where, err)
 	}
-	return validateStructured(where, doc, raw)
+	return r.validateStructured(where, doc, raw)
 }
 
-func checkOutputSchema(outputSchema json.RawMessage, raw []byte) string {
-	return validateStructured("outputSchema (the tool's)", outputSchema, raw)
-}
-
-func validateStructured(where string, doc, raw []byte) string {
-	sch, err := schema.Compile(doc)
+func (r *fileRun) validateStructured(where string, doc, raw []byte) string {
+	sch, err := r.schemas.Compile(doc)
 	if err != nil {
 		return fmt.Sprintf("%s: %v", where, err)
 	}

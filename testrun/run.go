@@ -213,6 +213,8 @@ type fileRun struct {
 	notes  *noteBox
 	// logLevel is the level the server was last asked for logs at.
 	logLevel string
+	// schemas compiles each schema the file's steps use once.
+	schemas schema.Cache
 }
 
 // noteBox collects the notifications of the step that runs.
@@ -456,12 +458,17 @@ func (r *fileRun) arguments(given map[string]any, tool *client.Tool) (map[string
 	// written, as --no-validate sends it: a test file tests the server, so
 	// a step may give a wrong type on purpose and expect the server's error.
 	var mismatches []schema.Violation
-	return schema.ParseArgs(args, tool.InputSchema, schema.ArgOptions{
+	argOpts := schema.ArgOptions{
 		ReadFile: func(string) ([]byte, error) {
 			return nil, errors.New("key=@file is not read in test files; give the value")
 		},
 		Mismatches: &mismatches,
-	})
+	}
+	if sch, err := r.schemas.Compile(tool.InputSchema); err == nil {
+		return sch.ParseArgs(args, argOpts)
+	}
+	// A schema that does not compile types nothing.
+	return schema.ParseArgs(args, nil, argOpts)
 }
 
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
