@@ -66,7 +66,7 @@ func TestSignalContext(t *testing.T) {
 	// test catches.
 	c := newSignalContext()
 	defer c.stop()
-	if c.sigs != nil {
+	if c.caught != nil {
 		t.Fatal("signals caught before anything waited on the context")
 	}
 	if c.Err() != nil {
@@ -74,9 +74,10 @@ func TestSignalContext(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(c, time.Hour)
 	defer cancel()
-	if c.sigs == nil {
+	if c.caught == nil {
 		t.Fatal("deriving a context did not start catching signals")
 	}
+	<-c.caught // Done does not wait for it
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestSignalContextStopUnused(t *testing.T) {
 	c := newSignalContext()
 	c.stop()
 	<-c.Done()
-	if c.sigs != nil {
+	if c.catching() {
 		t.Error("signals caught after stop")
 	}
 }
@@ -125,7 +126,7 @@ func TestVersionCatchesNoSignal(t *testing.T) {
 		if code := runWith(c, f, args); code != ExitOK {
 			t.Errorf("%q: exit %d: %s", args, code, errOut)
 		}
-		if c.sigs != nil {
+		if c.catching() {
 			t.Errorf("%q: signals caught", args)
 		}
 		c.stop()
