@@ -45,16 +45,6 @@ func Main() int {
 // start-up of `mcpctl version`; a command that never waits on its context
 // (version, servers, completion) could not act on its cancellation anyway,
 // and is ended by the signal as any program is.
-//
-// Done does not wait for the catching to start: the first signal.Notify of
-// a process waits for the runtime to start a thread of its own for signal
-// masks, 1.3–3.5 ms on the 2-core test machine, and the first Done comes
-// just before a command starts its server (client.Connect derives its
-// timeout from the context). The catching goroutine starts then and is
-// ready long before the server has started and answered the handshake
-// (20 ms or more), the earliest a request can be in flight; a signal in
-// between ends mcpctl as one during its start-up does, and the server
-// reads the end of its input.
 type signalContext struct {
 	// Context is the cancelable context Done, Err and Value read; it is
 	// the *context.cancelCtx that contexts derived from a signalContext
@@ -63,9 +53,8 @@ type signalContext struct {
 	cancel context.CancelCauseFunc
 	hurry  chan struct{}
 
-	once   sync.Once
-	caught chan struct{}  // nil until Done is first called; closed when the signals are caught
-	sigs   chan os.Signal // set before caught is closed
+	once sync.Once
+	sigs chan os.Signal // nil until the signals are caught
 }
 
 // newSignalContext returns a signalContext that catches no signal yet.
@@ -75,36 +64,21 @@ func newSignalContext() *signalContext {
 }
 
 // Done starts catching the signals, on its first call, and returns the
-// channel closed when the command is cancelled. It does not wait for the
-// catching to start (see signalContext).
+// channel closed when the command is cancelled.
 func (c *signalContext) Done() <-chan struct{} {
 	c.once.Do(func() {
-		c.caught = make(chan struct{})
-		go c.catch()
+		c.sigs = make(chan os.Signal, 2)
+		signal.Notify(c.sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		go watchSignals(c.Context, c.sigs, c.cancel, c.hurry)
 	})
 	return c.Context.Done()
-}
-
-// catch catches the signals, then watches them until the context ends.
-func (c *signalContext) catch() {
-	c.sigs = make(chan os.Signal, 2)
-	signal.Notify(c.sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	close(c.caught)
-	watchSignals(c.Context, c.sigs, c.cancel, c.hurry)
-}
-
-// catching reports whether Done started catching the signals. Once it
-// returns, no catching starts any more; stop calls it.
-func (c *signalContext) catching() bool {
-	c.once.Do(func() {})
-	return c.caught != nil
 }
 
 // stop stops catching the signals and cancels the context, which ends
 // the goroutine that watched them.
 func (c *signalContext) stop() {
-	if c.catching() {
-		<-c.caught
+	c.once.Do(func() {}) // no catching starts after this
+	if c.sigs != nil {
 		signal.Stop(c.sigs)
 	}
 	c.cancel(nil)
