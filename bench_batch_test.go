@@ -43,7 +43,7 @@ func BenchmarkBatchVsC(b *testing.B) {
 	if err := os.WriteFile(input, []byte(calls.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"))
+	env := ownHome(b)
 	commands := map[string][]string{
 		"mcpctl": {bin, "call", "--era", "legacy", "--batch", input, "--server-stderr", "quiet", "--", server},
 		"auto":   {bin, "call", "--batch", input, "--server-stderr", "quiet", "--", server},

@@ -38,8 +38,10 @@ func BenchmarkOneShot(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
+			env := ownHome(b)
 			for b.Loop() {
 				cmd := exec.Command(bin, c.args...)
+				cmd.Env = env
 				cmd.Stderr = os.Stderr
 				if out, err := cmd.Output(); err != nil {
 					b.Fatalf("%v: %v\n%s", c.args, err, out)

@@ -115,6 +115,11 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("MCPCTL_UPDATE") == "1",
 		Setup: func(env *testscript.Env) error {
+			// A home of the script's own. testscript's HOME=/no-home is
+			// shared by every script, and root can create it: mcpctl's
+			// state there (the era cache, keyed by URL) leaked from one
+			// script into another that got the same port.
+			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
 			env.Setenv("EVERYTHING", everything)
 			env.Setenv("REPO", repo)
 			env.Setenv("TS_MODULES", tsModules)
@@ -153,8 +158,25 @@ func TestScript(t *testing.T) {
 	})
 }
 
+// ownHome is the test process's environment with a home of the test's own
+// for an mcpctl it starts, so that the user's config and mcpctl's state
+// (the era cache, tokens, rate limits) neither reach the test nor keep
+// what it does.
+func ownHome(t testing.TB) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+t.TempDir())
+}
+
 // toolchainEnv is what the scaffold scripts need to run go and npm on the
-// projects they generate as the developer would: testscript's HOME=/no-home
+// projects they generate as the developer would: a script's own empty HOME
 // leaves go without its settings (go env -w) and module and build caches,
 // and npm without its cache and user config.
 func toolchainEnv(t *testing.T) map[string]string {

@@ -75,6 +75,7 @@ func TestPeakRSS(t *testing.T) {
 			args := append([]string{"call", "fault", "--timeout", "120s", "--url", tc.url, "--transport", "http"}, tc.args...)
 			report := filepath.Join(t.TempDir(), "peak")
 			cmd := exec.Command(launcher, append([]string{report, mcpctl}, args...)...)
+			cmd.Env = ownHome(t)
 			var stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = f, &stderr
 			if err := cmd.Run(); err != nil {

@@ -69,7 +69,7 @@ func (f *Factory) auditRecorder(o *ServerOptions) (record func(*guardRequest, gu
 				}
 				return nil
 			}
-			file, err = settingPath(file, source, config.EnvName(config.KeyAudit))
+			file, err = settingPath(file, source, config.EnvName(config.KeyAudit), f.host().Home)
 			if err != nil {
 				return err
 			}
@@ -193,14 +193,14 @@ FILE defaults to the audit: setting. -o json prints the lines as a JSON array.`,
 }
 
 // settingPath is a file a setting names, read as the user meant it: a
-// leading ~/ is the home folder, and a relative path in the config file is
-// relative to that file's folder (from envName, the environment, it is
-// relative to the working directory, as on a command line).
-func settingPath(file, source, envName string) (string, error) {
+// leading ~/ is home, the home folder of mcpctl's environment, and a
+// relative path in the config file is relative to that file's folder (from
+// envName, the environment, it is relative to the working directory, as on
+// a command line).
+func settingPath(file, source, envName, home string) (string, error) {
 	if rest, ok := strings.CutPrefix(file, "~/"); ok {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("%s: %s: %w", source, file, err)
+		if home == "" {
+			return "", fmt.Errorf("%s: %s: no home folder (HOME is not set): give the full path", source, file)
 		}
 		return filepath.Join(home, rest), nil
 	}
@@ -222,7 +222,7 @@ func auditFile(f *Factory, file string) (string, error) {
 	if value == "" || value == auditOff {
 		return "", flagErrorf("no audit trail: give FILE, or set audit: in mcpctl's config (or MCPCTL_AUDIT)")
 	}
-	return settingPath(value, source, config.EnvName(config.KeyAudit))
+	return settingPath(value, source, config.EnvName(config.KeyAudit), f.host().Home)
 }
 
 // openAudit opens the trail a command reads; a missing file is a usage

@@ -222,8 +222,8 @@ func TestAuditRecorderOptions(t *testing.T) {
 }
 
 func TestSettingPath(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
+	t.Parallel()
+	home := "/home/u"
 	tests := []struct{ file, source, want string }{
 		{"trail.jsonl", "/etc/mcpctl/config.yaml", "/etc/mcpctl/trail.jsonl"},
 		{"logs/trail.jsonl", "/home/u/.config/mcpctl/config.yaml", "/home/u/.config/mcpctl/logs/trail.jsonl"},
@@ -233,9 +233,12 @@ func TestSettingPath(t *testing.T) {
 		{"~/trail.jsonl", "/etc/mcpctl/config.yaml", filepath.Join(home, "trail.jsonl")},
 	}
 	for _, tt := range tests {
-		got, err := settingPath(tt.file, tt.source, "MCPCTL_AUDIT")
+		got, err := settingPath(tt.file, tt.source, "MCPCTL_AUDIT", home)
 		if err != nil || got != tt.want {
 			t.Errorf("settingPath(%q, %q) = %q, %v; want %q", tt.file, tt.source, got, err, tt.want)
 		}
+	}
+	if _, err := settingPath("~/trail.jsonl", "MCPCTL_AUDIT", "MCPCTL_AUDIT", ""); err == nil || !strings.Contains(err.Error(), "HOME is not set") {
+		t.Errorf("settingPath with no home: %v; want an error saying HOME is not set", err)
 	}
 }
