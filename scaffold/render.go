@@ -5,7 +5,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"go/format"
 	"maps"
 	"path"
 	"regexp"
@@ -56,6 +55,10 @@ type toolData struct {
 	InputFields  []fieldData
 	OutputFields []fieldData
 	Hints        []annotation
+	// The Go lines whose columns gofmt aligns (see gofmt.go): the fields
+	// of the Input and Output structs, the hints of the annotations, and
+	// the arguments of the generated test's call.
+	GoInputFields, GoOutputFields, GoHints, GoSampleArgs []string
 }
 
 // annotation is one hint that is set.
@@ -109,7 +112,36 @@ func newTool(m *manifest, spec toolSpec) *toolData {
 			t.Hints = append(t.Hints, annotation{Key: a.key, GoField: a.goField, Value: *a.v, Pointer: a.pointer})
 		}
 	}
+	if m.Lang == LangGo {
+		t.alignGo()
+	}
 	return t
+}
+
+// alignGo lays out the Go lines whose columns line up as gofmt does.
+func (t *toolData) alignGo() {
+	fields := func(list []fieldData) []string {
+		rows := make([][]string, len(list))
+		for i, f := range list {
+			rows[i] = []string{f.GoName, f.GoType, f.GoTag}
+		}
+		return alignColumns(rows)
+	}
+	t.GoInputFields, t.GoOutputFields = fields(t.InputFields), fields(t.OutputFields)
+	var keys, values []string
+	for _, h := range t.Hints {
+		v := strconv.FormatBool(h.Value)
+		if h.Pointer {
+			v = "new(" + v + ")"
+		}
+		keys, values = append(keys, h.GoField), append(values, v+",")
+	}
+	t.GoHints = alignKeyValues(keys, values)
+	keys, values = nil, nil
+	for _, f := range t.InputFields {
+		keys, values = append(keys, strconv.Quote(f.Name)), append(values, f.GoSample+",")
+	}
+	t.GoSampleArgs = alignKeyValues(keys, values)
 }
 
 // HasOutput reports whether the tool declares an outputSchema.
@@ -307,21 +339,14 @@ func ext(lang string) string {
 	return "go"
 }
 
-// render executes one template; Go output goes through go/format, so it is
-// gofmt-clean whatever the template's spacing.
+// render executes one template. The Go templates are written as gofmt
+// writes Go (see gofmt.go), so their output needs no formatting.
 func render(tmpl *template.Template, name, out string, data any) ([]byte, error) {
 	var b bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&b, name, data); err != nil {
 		return nil, fmt.Errorf("generating %s: %w", out, err)
 	}
-	if !strings.HasSuffix(out, ".go") {
-		return b.Bytes(), nil
-	}
-	src, err := format.Source(b.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("generating %s: the template made invalid Go (a bug in mcpctl): %w\n%s", out, err, b.Bytes())
-	}
-	return src, nil
+	return b.Bytes(), nil
 }
 
 func sortedKeys(m map[string]string) []string {
