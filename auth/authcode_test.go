@@ -389,9 +389,24 @@ func TestBrowserEnv(t *testing.T) {
 	if err := runBrowserEnv(filepath.Join(dir, "missing"), target); err == nil {
 		t.Error("a missing command: no error")
 	}
+	// BrowserOpener reads $BROWSER from the lookup it is given, not from
+	// the process environment.
+	open := BrowserOpener(func(k string) (string, bool) {
+		if k == "BROWSER" {
+			return script + " --from-lookup", true
+		}
+		return "", false
+	})
+	os.Remove(out)
+	if err := open(target); err != nil {
+		t.Fatalf("BrowserOpener: %v", err)
+	}
+	if data, err := os.ReadFile(out); err != nil || string(data) != "--from-lookup\n"+target+"\n" {
+		t.Errorf("BrowserOpener ran $BROWSER with %q, %v; want --from-lookup and the URL", data, err)
+	}
 	for _, bad := range []string{"file:///etc/passwd", "javascript:alert(1)", "/relative"} {
-		if err := OpenBrowser(bad); err == nil || !strings.Contains(err.Error(), "not an http(s) URL") {
-			t.Errorf("OpenBrowser(%q) = %v", bad, err)
+		if err := open(bad); err == nil || !strings.Contains(err.Error(), "not an http(s) URL") {
+			t.Errorf("opening %q: %v", bad, err)
 		}
 	}
 }

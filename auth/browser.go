@@ -21,26 +21,29 @@ func init() {
 	browser.Stderr = os.Stderr
 }
 
-// OpenBrowser opens url with the user's browser (honouring $BROWSER).
+// BrowserOpener returns a function that opens a URL with the user's
+// browser, honouring $BROWSER as lookupEnv reads it.
 //
 // $BROWSER is a list of commands separated by the path list separator
 // (":" on Unix), tried in order; a command is split on white space (no
 // shell), and "%s" in it is replaced by url, else url is its last
 // argument. Without $BROWSER, the platform's opener (xdg-open, open,
-// ...) is used. OpenBrowser returns when the command exits: run it in a
+// ...) is used. The function returns when the command exits: run it in a
 // goroutine when a browser may stay in the foreground. The command's
 // output goes to stderr. Only http and https URLs are opened.
-func OpenBrowser(url string) error {
-	if err := checkBrowserURL(url); err != nil {
-		return err
+func BrowserOpener(lookupEnv func(string) (string, bool)) func(url string) error {
+	return func(url string) error {
+		if err := checkBrowserURL(url); err != nil {
+			return err
+		}
+		if env, _ := lookupEnv("BROWSER"); strings.TrimSpace(env) != "" {
+			return runBrowserEnv(env, url)
+		}
+		if err := browser.OpenURL(url); err != nil {
+			return fmt.Errorf("opening a browser: %w (set $BROWSER, or open the URL yourself)", err)
+		}
+		return nil
 	}
-	if env := os.Getenv("BROWSER"); strings.TrimSpace(env) != "" {
-		return runBrowserEnv(env, url)
-	}
-	if err := browser.OpenURL(url); err != nil {
-		return fmt.Errorf("opening a browser: %w (set $BROWSER, or open the URL yourself)", err)
-	}
-	return nil
 }
 
 // checkBrowserURL allows only http and https URLs: a file: or javascript:

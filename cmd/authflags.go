@@ -157,7 +157,7 @@ func (f *Factory) authorizer(o *ServerOptions, base http.RoundTripper, onEvent f
 			ClientName: "mcpctl"},
 	}
 	if !o.NoBrowser {
-		opts.Open = auth.OpenBrowser
+		opts.Open = auth.BrowserOpener(f.LookupEnv)
 	} else if ios.IsStdinTTY() {
 		opts.Paste = ios.In
 	}

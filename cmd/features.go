@@ -196,7 +196,7 @@ func (f *Factory) prompter(o *ServerOptions) *prompter {
 	ios := f.IOStreams
 	ci, _ := f.LookupEnv("CI")
 	return &prompter{f: f, server: o.describe(), interactive: ios.IsStdinTTY() && ios.IsStderrTTY(),
-		ci: strings.EqualFold(ci, "true"), open: auth.OpenBrowser}
+		ci: strings.EqualFold(ci, "true"), open: auth.BrowserOpener(f.LookupEnv)}
 }
 
 func (p *prompter) out() io.Writer { return p.f.IOStreams.ErrOut }
