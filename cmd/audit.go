@@ -69,7 +69,7 @@ func (f *Factory) auditRecorder(o *ServerOptions) (record func(*guardRequest, gu
 				}
 				return nil
 			}
-			file, err = settingPath(file, source, config.EnvName(config.KeyAudit), f.host().Home)
+			file, err = settingPath(file, source, config.EnvName(config.KeyAudit), f.home())
 			if err != nil {
 				return err
 			}
@@ -222,7 +222,7 @@ func auditFile(f *Factory, file string) (string, error) {
 	if value == "" || value == auditOff {
 		return "", flagErrorf("no audit trail: give FILE, or set audit: in mcpctl's config (or MCPCTL_AUDIT)")
 	}
-	return settingPath(value, source, config.EnvName(config.KeyAudit), f.host().Home)
+	return settingPath(value, source, config.EnvName(config.KeyAudit), f.home())
 }
 
 // openAudit opens the trail a command reads; a missing file is a usage

@@ -101,8 +101,7 @@ func (f *Factory) stateDir() (string, error) {
 	if d, ok := f.LookupEnv("XDG_STATE_HOME"); ok && filepath.IsAbs(d) {
 		return filepath.Join(d, "mcpctl"), nil
 	}
-	// Not f.host(): the working directory is not needed here.
-	home := config.HostFrom(f.environ(), "", f.GOOS).Home
+	home := f.home()
 	if home == "" {
 		return "", fmt.Errorf("no home directory (HOME is not set) and no XDG_STATE_HOME: nowhere to keep OAuth tokens")
 	}

@@ -120,6 +120,10 @@ func (f *Factory) host() config.Host {
 	return config.HostFrom(f.environ(), cwd, f.GOOS)
 }
 
+// home is the home folder of mcpctl's environment, or "". Not f.host():
+// it needs no working directory.
+func (f *Factory) home() string { return config.HostFrom(f.environ(), "", f.GOOS).Home }
+
 func (f *Factory) environ() []string {
 	if f.Environ == nil {
 		return nil

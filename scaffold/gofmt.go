@@ -54,20 +54,16 @@ func keyValueSections(keyWidths []int) []int {
 		smallSize = 40
 		ratioMax  = 2.5
 	)
-	var starts []int
-	var lnsum float64
-	count := 0
-	for i, size := range keyWidths {
-		if i == 0 {
-			starts = append(starts, 0)
-		} else {
-			prev := keyWidths[i-1]
-			split := false
-			if count > 0 && (prev > smallSize || size > smallSize) {
-				ratio := float64(size) / math.Exp(lnsum/float64(count))
-				split = ratioMax*ratio <= 1 || ratioMax <= ratio
-			}
-			if split {
+	if len(keyWidths) == 0 {
+		return nil
+	}
+	starts := []int{0}
+	lnsum, count := math.Log(float64(keyWidths[0])), 1
+	for i := 1; i < len(keyWidths); i++ {
+		size, prev := keyWidths[i], keyWidths[i-1]
+		if prev > smallSize || size > smallSize {
+			ratio := float64(size) / math.Exp(lnsum/float64(count))
+			if ratioMax*ratio <= 1 || ratioMax <= ratio {
 				starts = append(starts, i)
 				lnsum, count = 0, 0
 			}
