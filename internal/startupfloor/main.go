@@ -11,7 +11,10 @@
 // initialisation, which builds its builtin function tables whatever the
 // command (see jq.go).
 //
-// scripts/startup.sh builds both and mcpctl and compares their start-up.
+// Built with -tags prefault it also maps its start-up memory in ahead of
+// use as mcpctl does (see prefault.go): the like-for-like floor.
+//
+// scripts/startup.sh builds these and mcpctl and compares their start-up.
 package main
 
 import (

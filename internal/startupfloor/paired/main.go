@@ -7,7 +7,8 @@
 // Usage: paired [-n RUNS] [-warmup N] 'A ARGS...' 'B ARGS...' ['C ARGS...' ...]
 //
 // The commands are split on spaces and run without a shell, their output
-// discarded.
+// discarded. Leading NAME=VALUE words set variables in that command's
+// environment, as a shell would ('MCPCTL_PREFAULT=off mcpctl version').
 package main
 
 import (
@@ -30,18 +31,23 @@ func main() {
 	}
 	progs := make([]*program, flag.NArg())
 	for i, arg := range flag.Args() {
-		progs[i] = &program{name: string(rune('A' + i)), cmd: arg, argv: strings.Fields(arg)}
+		p := &program{name: string(rune('A' + i)), cmd: arg, argv: strings.Fields(arg)}
+		for len(p.argv) > 1 && strings.Contains(p.argv[0], "=") {
+			p.env = append(p.env, p.argv[0])
+			p.argv = p.argv[1:]
+		}
+		progs[i] = p
 	}
 	for range *warmup {
 		for _, p := range progs {
-			run(p.argv)
+			run(p)
 		}
 	}
 	for i := range *runs {
 		// Rotate the order, so that no program always follows another.
 		for j := range progs {
 			p := progs[(i+j)%len(progs)]
-			w, c := run(p.argv)
+			w, c := run(p)
 			p.wall, p.cpu = append(p.wall, w), append(p.cpu, c)
 		}
 	}
@@ -63,17 +69,20 @@ func main() {
 // milliseconds, one per round.
 type program struct {
 	name, cmd string
-	argv      []string
+	argv, env []string
 	wall, cpu []float64
 }
 
 // run runs the command once and returns its wall time and its user+system
 // CPU time, in milliseconds.
-func run(argv []string) (wall, cpu float64) {
-	c := exec.Command(argv[0], argv[1:]...)
+func run(p *program) (wall, cpu float64) {
+	c := exec.Command(p.argv[0], p.argv[1:]...)
+	if p.env != nil {
+		c.Env = append(os.Environ(), p.env...)
+	}
 	start := time.Now()
 	if err := c.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "paired: %s: %v\n", strings.Join(argv, " "), err)
+		fmt.Fprintf(os.Stderr, "paired: %s: %v\n", p.cmd, err)
 		os.Exit(1)
 	}
 	wall = float64(time.Since(start).Microseconds()) / 1000
