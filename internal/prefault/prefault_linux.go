@@ -14,9 +14,11 @@ const (
 	// by the time any package initialises, and the heap grows upward
 	// through it.
 	heapChunk = 4 << 20
-
-	pageSize = 4096
 )
+
+// pageSize is the system's: madvise wants a page-aligned start (64 KB
+// pages exist on arm64).
+var pageSize = uintptr(syscall.Getpagesize())
 
 func init() {
 	if v, _ := syscall.Getenv("MCPCTL_PREFAULT"); v == "off" {

@@ -26,7 +26,7 @@ func resident(t *testing.T, lo, hi uintptr) int {
 
 func TestPopulateWrite(t *testing.T) {
 	const pages = 64
-	mem, err := syscall.Mmap(-1, 0, pages*pageSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	mem, err := syscall.Mmap(-1, 0, pages*int(pageSize), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,8 @@ func TestPopulateWrite(t *testing.T) {
 		t.Fatalf("%d pages of a fresh mapping are resident before populate", n)
 	}
 	if err := populate(lo, lo+pages*pageSize, madvPopulateWrite); err != nil {
-		if err == syscall.EINVAL {
+		// CI's kernels have it: there, a refusal is a failure.
+		if err == syscall.EINVAL && os.Getenv("CI") != "true" {
 			t.Skip("kernel older than 5.14: no MADV_POPULATE_WRITE")
 		}
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func TestHeapRest(t *testing.T) {
 	}
 	// The range is heap the runtime mapped read-write: populating its
 	// first page succeeds (the rest may run into reserved memory).
-	if err := populate(lo, lo+pageSize, madvPopulateWrite); err != nil && err != syscall.EINVAL {
+	if err := populate(lo, lo+pageSize, madvPopulateWrite); err != nil && (err != syscall.EINVAL || os.Getenv("CI") == "true") {
 		t.Fatalf("populating the heap's next page: %v", err)
 	}
 }
