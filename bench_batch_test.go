@@ -20,6 +20,11 @@ const batchCalls = 1000
 // time per round as ms/mcpctl and ms/c, and their ratio; scripts/bench-batch.sh
 // runs the same comparison in rotating rounds for the README's figures.
 // It needs cc (skipped without one).
+//
+// The Go floor built with -tags libs (bench/echofloor/libs.go) runs too: the
+// C client's work in plain Go, linking the four libraries of mcpctl's
+// design. ms/floor-libs over ms/c is what those libraries and Go cost before
+// mcpctl does anything; ratio-floor-libs is mcpctl's own share.
 func BenchmarkBatchVsC(b *testing.B) {
 	cc, err := exec.LookPath("cc")
 	if err != nil {
@@ -31,6 +36,10 @@ func BenchmarkBatchVsC(b *testing.B) {
 	client := filepath.Join(dir, "echoclient")
 	if out, err := exec.Command("go", "build", "-o", server, "./bench/echoserver").CombinedOutput(); err != nil {
 		b.Fatalf("go build ./bench/echoserver: %v\n%s", err, out)
+	}
+	floor := filepath.Join(dir, "echofloor-libs")
+	if out, err := exec.Command("go", "build", "-trimpath", "-tags", "libs", "-o", floor, "./bench/echofloor").CombinedOutput(); err != nil {
+		b.Fatalf("go build -tags libs ./bench/echofloor: %v\n%s", err, out)
 	}
 	if out, err := exec.Command(cc, "-O2", "-o", client, "bench/echoclient.c").CombinedOutput(); err != nil {
 		b.Fatalf("cc bench/echoclient.c: %v\n%s", err, out)
@@ -48,6 +57,7 @@ func BenchmarkBatchVsC(b *testing.B) {
 		"mcpctl": {bin, "call", "--era", "legacy", "--batch", input, "--server-stderr", "quiet", "--", server},
 		"auto":   {bin, "call", "--batch", input, "--server-stderr", "quiet", "--", server},
 		"c":      {client, fmt.Sprint(batchCalls), server},
+		"floor":  {floor, fmt.Sprint(batchCalls), server},
 	}
 	run := func(name string) {
 		argv := commands[name]
@@ -60,7 +70,7 @@ func BenchmarkBatchVsC(b *testing.B) {
 	run("auto") // caches the era, as a second command finds it
 	total := map[string]float64{}
 	for b.Loop() {
-		for _, name := range []string{"mcpctl", "c", "auto"} {
+		for _, name := range []string{"mcpctl", "c", "auto", "floor"} {
 			start := time.Now()
 			run(name)
 			total[name] += float64(time.Since(start).Microseconds()) / 1e3
@@ -70,6 +80,9 @@ func BenchmarkBatchVsC(b *testing.B) {
 	b.ReportMetric(total["mcpctl"]/n, "ms/mcpctl")
 	b.ReportMetric(total["auto"]/n, "ms/mcpctl-auto")
 	b.ReportMetric(total["c"]/n, "ms/c")
+	b.ReportMetric(total["floor"]/n, "ms/floor-libs")
+	b.ReportMetric(total["floor"]/total["c"], "floor-libs/c")
+	b.ReportMetric(total["mcpctl"]/total["floor"], "ratio-floor-libs")
 	b.ReportMetric(total["mcpctl"]/total["c"], "ratio")
 	b.ReportMetric(total["auto"]/total["c"], "ratio-auto")
 }

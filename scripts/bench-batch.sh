@@ -14,7 +14,12 @@
 #
 # bench/echofloor, the C client's work in plain Go (one goroutine, no
 # decoding, no checks), runs too: its distance to the C client is what any Go
-# client pays; mcpctl's distance to it is mcpctl's own.
+# client pays; mcpctl's distance to it is mcpctl's own. So does the same
+# floor built with -tags libs, which also links the four libraries of
+# mcpctl's design (cobra, viper, lipgloss, jsonschema/v5) and so pays their
+# package initialisation and a dynamically linked binary, as mcpctl must:
+# its distance to the C client is what the design costs before mcpctl does
+# anything.
 #
 # The programs run in turn, the order rotating each round (internal/
 # startupfloor/paired), so a change in the machine's load hits all alike.
@@ -35,6 +40,7 @@ trap 'rm -rf "$dir"' EXIT
 go build -trimpath -o "$dir/mcpctl" .
 go build -trimpath -o "$dir/echoserver" ./bench/echoserver
 go build -trimpath -o "$dir/echofloor" ./bench/echofloor
+go build -trimpath -tags libs -o "$dir/echofloor+libs" ./bench/echofloor
 go build -o "$dir/paired" ./internal/startupfloor/paired
 cc -O2 -o "$dir/echoclient" bench/echoclient.c
 for i in $(seq "$calls"); do
@@ -44,9 +50,10 @@ done >"$dir/calls.ndjson"
 export XDG_STATE_HOME="$dir/state"
 "$dir/mcpctl" call --batch "$dir/calls.ndjson" --server-stderr quiet -- "$dir/echoserver" | tail -n 1
 
-echo "$calls sequential echo calls, $rounds rounds; A = mcpctl --era legacy, B = C client, C = Go floor, D = mcpctl (--era auto)"
-"$dir/paired" -n "$rounds" -warmup 2 \
+echo "$calls sequential echo calls, $rounds rounds; A = mcpctl --era legacy, B = C client, C = Go floor, D = mcpctl (--era auto), E = Go floor linking the design's libraries"
+"$dir/paired" -n "$rounds" -warmup 2 -pair E/B \
 	"$dir/mcpctl call --era legacy --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver" \
 	"$dir/echoclient $calls $dir/echoserver" \
 	"$dir/echofloor $calls $dir/echoserver" \
-	"$dir/mcpctl call --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver"
+	"$dir/mcpctl call --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver" \
+	"$dir/echofloor+libs $calls $dir/echoserver"

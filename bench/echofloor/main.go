@@ -5,6 +5,8 @@
 // goroutine hand-off, no JSON decoding and no checks. The distance from it
 // to the C client is what any Go client pays (the runtime, os/exec, the
 // network poller on pipes); the distance from mcpctl to it is mcpctl's.
+// Built with -tags libs it also links the four libraries of mcpctl's
+// design (libs.go).
 //
 // Usage: echofloor N SERVER [ARGS...]
 package main
