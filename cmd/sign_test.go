@@ -18,7 +18,9 @@ func runSign(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	ios, in, out, errOut := Test()
 	in.WriteString(stdin)
-	code := run(context.Background(), ios, args)
+	f := NewFactory(ios)
+	f.Environ = testKeyEnv
+	code := runWith(context.Background(), f, args)
 	return code, out.String(), errOut.String()
 }
 
@@ -38,7 +40,7 @@ func TestSignVerifyExample(t *testing.T) {
 }
 
 func TestSignPayloadAndVerify(t *testing.T) {
-	t.Setenv("CMD_TEST_KEY", testSignKey)
+	t.Parallel()
 	payload := `{"b":1.0,"a":"é"}`
 	code, out, errOut := runSign(t, payload, "sign", "payload", "-", "--key", "env:CMD_TEST_KEY", "--canonical", "python", "--show-canonical")
 	if code != ExitOK {
@@ -65,7 +67,7 @@ func TestSignPayloadAndVerify(t *testing.T) {
 // TestSignRequestVerifies checks that the printed request verifies as a
 // server verifies it, over the arguments as printed.
 func TestSignRequestVerifies(t *testing.T) {
-	t.Setenv("CMD_TEST_KEY", testSignKey)
+	t.Parallel()
 	for _, form := range []string{signing.FormJCS, signing.FormPython} {
 		code, out, errOut := runSign(t, "", "sign", "request", "add", "a:=1.0", "b:=2", "note=<&>", "--key", "env:CMD_TEST_KEY", "--canonical", form, "--id", "9")
 		if code != ExitOK {
@@ -98,7 +100,7 @@ func TestSignRequestVerifies(t *testing.T) {
 }
 
 func TestSignInspect(t *testing.T) {
-	t.Setenv("CMD_TEST_KEY", testSignKey)
+	t.Parallel()
 	key := []byte(testSignKey)
 	now := time.Now()
 	sign := func(method jwt.SigningMethod, k any, claims jwt.MapClaims) string {
@@ -149,7 +151,7 @@ func TestSignInspect(t *testing.T) {
 }
 
 func TestSignJWTClaims(t *testing.T) {
-	t.Setenv("CMD_TEST_KEY", testSignKey)
+	t.Parallel()
 	code, out, errOut := runSign(t, "", "sign", "jwt", "--key", "env:CMD_TEST_KEY", "--sub", "alice", "--scope", "a,b", "--scope", "c", "--aud", "http://x/mcp", "--iss", "me", "--kid", "k1", "--ttl", "2m")
 	if code != ExitOK {
 		t.Fatalf("sign jwt exited %d: %s", code, errOut)

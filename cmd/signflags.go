@@ -25,7 +25,8 @@ type SignOptions struct {
 	KID       string
 	MaxSkew   time.Duration
 	// LoadKey loads a key spec for the flag it was given to: the
-	// Factory's (see [Factory.LoadKey]). Nil reads the process environment.
+	// Factory's (see [Factory.LoadKey]), so that env:NAME is read from the
+	// run's environment. It must be set when a key is given.
 	LoadKey func(flag, spec string) ([]byte, error)
 
 	loaded    bool
@@ -74,21 +75,11 @@ func checkCanonical(form string) error {
 	return nil
 }
 
-// loadKeyFlag loads the key named by the value of flag. A bad spec, an unset
-// variable or an unreadable file is a usage error; no message holds the key.
-func loadKeyFlag(flag, spec string) ([]byte, error) {
-	key, err := signing.LoadKey(spec)
-	if err != nil {
-		return nil, &FlagError{Err: fmt.Errorf("--%s: %w", flag, err)}
-	}
-	return key, nil
-}
-
 func (o *SignOptions) loadKey(flag, spec string) ([]byte, error) {
-	if o.LoadKey != nil {
-		return o.LoadKey(flag, spec)
+	if o.LoadKey == nil {
+		return nil, fmt.Errorf("--%s: internal error: no key loader", flag)
 	}
-	return loadKeyFlag(flag, spec)
+	return o.LoadKey(flag, spec)
 }
 
 // validate checks the flags and loads the keys, once. Errors are usage

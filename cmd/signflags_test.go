@@ -23,6 +23,21 @@ import (
 
 const testSignKey = "cmd-test-signing-key"
 
+// testKeyEnv is the environment the signing tests give their runs: the
+// test key, and a variable that is set but empty. It is injected (see
+// [Factory.Environ]), never set in the process, so the tests run in
+// parallel.
+func testKeyEnv() []string {
+	return []string{"CMD_TEST_KEY=" + testSignKey, "CMD_EMPTY_KEY="}
+}
+
+// testKeyLoader loads keys as a run with [testKeyEnv] does.
+func testKeyLoader() func(flag, spec string) ([]byte, error) {
+	f := NewFactory(nil)
+	f.Environ = testKeyEnv
+	return f.LoadKey
+}
+
 // rawArgsSchema types n as an integer and x as a number, so ParseArgs
 // yields int64 and json.Number as it does for a real tool.
 const rawArgsSchema = `{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"},"s":{"type":"string"}}}`
@@ -119,8 +134,7 @@ func TestSignedCallRoundTrip(t *testing.T) {
 			// Every other case signs with a numeric timestamp (--sign-timestamp unix).
 			style := []string{signing.TimestampRFC3339, signing.TimestampUnix}[i%2]
 			t.Run(fmt.Sprintf("%s %s %q", form, style, words), func(t *testing.T) {
-				t.Setenv("CMD_TEST_KEY", testSignKey)
-				o := &SignOptions{SignKey: "env:CMD_TEST_KEY", VerifyKey: "env:CMD_TEST_KEY", Canonical: form, Timestamp: style, MaxSkew: signing.DefaultMaxSkew}
+				o := &SignOptions{LoadKey: testKeyLoader(), SignKey: "env:CMD_TEST_KEY", VerifyKey: "env:CMD_TEST_KEY", Canonical: form, Timestamp: style, MaxSkew: signing.DefaultMaxSkew}
 				if err := o.validate(); err != nil {
 					t.Fatal(err)
 				}
@@ -150,9 +164,8 @@ func TestSignedCallRoundTrip(t *testing.T) {
 }
 
 func TestSignOptionsValidate(t *testing.T) {
-	t.Setenv("CMD_TEST_KEY", testSignKey)
-	t.Setenv("CMD_EMPTY_KEY", "")
-	ok := SignOptions{Canonical: signing.FormJCS, MaxSkew: time.Minute}
+	t.Parallel()
+	ok := SignOptions{LoadKey: testKeyLoader(), Canonical: signing.FormJCS, MaxSkew: time.Minute}
 	tests := []struct {
 		name    string
 		change  func(o *SignOptions)
@@ -189,6 +202,16 @@ func TestSignOptionsValidate(t *testing.T) {
 				t.Errorf("the error shows the key: %v", err)
 			}
 		})
+	}
+}
+
+// TestSignOptionsNeedALoader: a key is loaded only through the run's
+// loader (the factory's environment), never from the process's.
+func TestSignOptionsNeedALoader(t *testing.T) {
+	t.Parallel()
+	o := &SignOptions{SignKey: "env:PATH", Canonical: signing.FormJCS, MaxSkew: time.Minute}
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "--sign-key: internal error: no key loader") {
+		t.Fatalf("validate without a loader = %v, want the missing loader named", err)
 	}
 }
 
