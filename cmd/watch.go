@@ -186,13 +186,20 @@ type watchList struct {
 	items                 map[string]string // id → the item's compact JSON
 }
 
-// watchListKinds returns the lists whose changes watch explains.
+// watchListKinds returns the lists whose changes watch explains: those a
+// list_changed notification names, with their methods and keys from the
+// client's one table ([client.ListMethods]) and the member that identifies
+// an item.
 func watchListKinds() []*watchList {
-	return []*watchList{
-		{kind: "tools", method: "tools/list", key: "tools", id: "name"},
-		{kind: "resources", method: "resources/list", key: "resources", id: "uri"},
-		{kind: "prompts", method: "prompts/list", key: "prompts", id: "name"},
+	var lists []*watchList
+	for _, w := range []struct{ kind, id string }{{"tools", "name"}, {"resources", "uri"}, {"prompts", "name"}} {
+		l, ok := client.LookupList(w.kind)
+		if !ok {
+			panic("watch: no list kind " + w.kind)
+		}
+		lists = append(lists, &watchList{kind: w.kind, method: l.Method, key: l.Key, id: w.id})
 	}
+	return lists
 }
 
 // fetch lists l again and returns what changed since the last fetch.
