@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/audit"
-	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/config"
+	"github.com/mcpctl/mcpctl/session"
 )
 
 // auditOff is the --audit value that records nothing, even when the config
@@ -23,22 +23,22 @@ import (
 // every setting still reads no config file.
 const auditOff = "off"
 
-// auditRecorder returns the guard's record hook for the audit trail o
-// names, nil when there is none. A trail named by --audit is opened here,
-// so that one that cannot be written stops the command before anything is
-// sent; otherwise prepare, run on the first guarded request, reads the
+// auditTrail returns the pipeline's audit stage for the trail o names,
+// nil when there is none. A trail named by --audit is opened here, so
+// that one that cannot be written stops the command before anything is
+// sent; otherwise prepare, run on the first governed request, reads the
 // audit setting (MCPCTL_AUDIT, or audit: in the config) and opens the
 // trail it names, so a command that makes no such request (list, connect)
-// reads no config file for it. A later failure to append is a warning,
-// since the request has gone by then.
-func (f *Factory) auditRecorder(o *ServerOptions) (record func(*guardRequest, guardDecision, *guardOutcome), prepare func() error, err error) {
+// reads no config file for it. A later failure to append fails the
+// command (exit 1) after its result is shown: the request has gone.
+func (f *Factory) auditTrail(o *ServerOptions) (trail *session.Trail, prepare func() error, err error) {
 	if o.Audit == auditOff {
 		if o.AuditKey != "" {
 			return nil, nil, flagErrorf("--audit-key needs an audit trail: give --audit FILE (or audit: in the config), not --audit off")
 		}
 		return nil, nil, nil
 	}
-	var w *audit.Writer
+	trail = &session.Trail{Redact: f.Redactor().String}
 	open := func(file, source string) error {
 		var key []byte
 		if o.AuditKey != "" {
@@ -48,7 +48,7 @@ func (f *Factory) auditRecorder(o *ServerOptions) (record func(*guardRequest, gu
 			}
 		}
 		var err error
-		if w, err = audit.Open(file, key); err != nil {
+		if trail.W, err = audit.Open(file, key); err != nil {
 			return fmt.Errorf("%s %s: %w", source, file, err)
 		}
 		return nil
@@ -57,85 +57,26 @@ func (f *Factory) auditRecorder(o *ServerOptions) (record func(*guardRequest, gu
 		if err := open(o.Audit, "--audit"); err != nil {
 			return nil, nil, err
 		}
-	} else {
-		prepare = func() error {
-			file, source, err := config.ResolveSetting(config.KeyAudit, nil, f.LookupEnv, f.Config)
-			if err != nil {
-				return err
+		return trail, nil, nil
+	}
+	prepare = func() error {
+		file, source, err := config.ResolveSetting(config.KeyAudit, nil, f.LookupEnv, f.Config)
+		if err != nil {
+			return err
+		}
+		if file == "" || file == auditOff {
+			if o.AuditKey != "" {
+				return flagErrorf("--audit-key needs an audit trail: give --audit FILE (or audit: in the config)")
 			}
-			if file == "" || file == auditOff {
-				if o.AuditKey != "" {
-					return flagErrorf("--audit-key needs an audit trail: give --audit FILE (or audit: in the config)")
-				}
-				return nil
-			}
-			file, err = settingPath(file, source, config.EnvName(config.KeyAudit), f.home())
-			if err != nil {
-				return err
-			}
-			return open(file, source+": audit")
+			return nil
 		}
-	}
-	red := f.Redactor()
-	record = func(r *guardRequest, d guardDecision, out *guardOutcome) {
-		if w == nil {
-			return // the setting names no trail
+		file, err = settingPath(file, source, config.EnvName(config.KeyAudit), f.home())
+		if err != nil {
+			return err
 		}
-		e := auditEntry(r, d, out, time.Now())
-		// The server's description and error messages may hold what the
-		// run keeps out of its output (keys, header values).
-		e.Server = red.String(e.Server)
-		if e.Error != nil {
-			e.Error.Message = red.String(e.Error.Message)
-		}
-		if err := w.Append(e); err != nil {
-			f.Warner().Warn("audit", fmt.Sprintf("mcpctl: the %s of %s was not recorded: %v", r.Method, r.Name, err))
-		}
+		return open(file, source+": audit")
 	}
-	return record, prepare, nil
-}
-
-// auditEntry is the audit line of one attempt; out is nil when the request
-// was not sent.
-func auditEntry(r *guardRequest, d guardDecision, out *guardOutcome, now time.Time) *audit.Entry {
-	var schema []byte
-	if r.Tool != nil {
-		schema = r.Tool.InputSchema
-	}
-	e := &audit.Entry{
-		Time:   now.UTC(),
-		Server: r.Server,
-		Method: r.Method,
-		Name:   r.Name,
-		Args:   audit.MaskArgs(r.Args, schema, d.Mask),
-		Decision: audit.Decision{
-			Allowed:     d.Allowed,
-			By:          d.By,
-			Rule:        d.Rule,
-			Sensitivity: d.Sensitivity,
-		},
-		Signed: r.Signed,
-	}
-	if out == nil {
-		return e
-	}
-	e.Sent = true
-	e.Time = now.Add(-out.Duration).UTC()
-	e.DurationMS = float64(out.Duration.Microseconds()) / 1000
-	if out.Result != nil {
-		e.Result = audit.Digest(out.Result)
-	}
-	e.IsError = out.IsError
-	e.Signature = out.Signature
-	if out.Err != nil {
-		var rpcErr *client.RPCError
-		if errors.As(out.Err, &rpcErr) {
-			e.Error = &audit.Error{Code: rpcErr.Code, Message: rpcErr.Message}
-		} else {
-			e.Error = &audit.Error{Message: out.Err.Error()}
-		}
-	}
-	return e
+	return trail, prepare, nil
 }
 
 // AuditOptions are the options of `mcpctl audit`.

@@ -1,76 +1,13 @@
 package cmd
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mcpctl/mcpctl/audit"
-	"github.com/mcpctl/mcpctl/client"
 )
-
-func TestAuditEntry(t *testing.T) {
-	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	tool := &client.Tool{Name: "login", InputSchema: json.RawMessage(`{"type":"object","properties":{"password":{"type":"string","writeOnly":true}}}`)}
-	req := &guardRequest{Method: "tools/call", Name: "login", Args: json.RawMessage(`{"user":"ada","password":"pw","query":"q"}`), Tool: tool, Server: "srv", Signed: true}
-	tests := []struct {
-		name string
-		req  *guardRequest
-		d    guardDecision
-		out  *guardOutcome
-		want audit.Entry
-	}{
-		{
-			name: "no policy, sent",
-			req:  req,
-			d:    guardDecision{Allowed: true},
-			out:  &guardOutcome{Result: json.RawMessage(`{}`), Duration: 1500 * time.Microsecond},
-			want: audit.Entry{Time: now.Add(-1500 * time.Microsecond), Server: "srv", Method: "tools/call", Name: "login",
-				Args: json.RawMessage(`{"password":"****","query":"q","user":"ada"}`), Decision: audit.Decision{Allowed: true},
-				Signed: true, Sent: true, Result: audit.Digest([]byte(`{}`)), DurationMS: 1.5},
-		},
-		{
-			name: "refused by policy, not sent, policy masks",
-			req:  req,
-			d:    guardDecision{By: "refused: rate_limit", Rule: "log*", Sensitivity: "high", Mask: []string{"query"}},
-			want: audit.Entry{Time: now, Server: "srv", Method: "tools/call", Name: "login",
-				Args:     json.RawMessage(`{"password":"****","query":"****","user":"ada"}`),
-				Decision: audit.Decision{By: "refused: rate_limit", Rule: "log*", Sensitivity: "high"}, Signed: true},
-		},
-		{
-			name: "JSON-RPC error",
-			req:  &guardRequest{Method: "prompts/get", Name: "p", Server: "srv"},
-			d:    guardDecision{Allowed: true, By: "--approve"},
-			out:  &guardOutcome{Err: &client.RPCError{Code: -32602, Message: "unknown prompt"}},
-			want: audit.Entry{Time: now, Server: "srv", Method: "prompts/get", Name: "p", Decision: audit.Decision{Allowed: true, By: "--approve"},
-				Sent: true, Error: &audit.Error{Code: -32602, Message: "unknown prompt"}},
-		},
-		{
-			name: "other error, tool error",
-			req:  &guardRequest{Method: "tools/call", Name: "t", Args: json.RawMessage(`{"a":1}`)},
-			d:    guardDecision{Allowed: true},
-			out:  &guardOutcome{Err: errors.New("connection lost"), IsError: true},
-			want: audit.Entry{Time: now, Method: "tools/call", Name: "t", Args: json.RawMessage(`{"a":1}`), Decision: audit.Decision{Allowed: true},
-				Sent: true, IsError: true, Error: &audit.Error{Message: "connection lost"}},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := auditEntry(tt.req, tt.d, tt.out, now)
-			if diff := cmp.Diff(tt.want, *got); diff != "" {
-				t.Errorf("auditEntry (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
 
 func TestAuditColumns(t *testing.T) {
 	tests := []struct {
@@ -119,65 +56,6 @@ func TestParseSince(t *testing.T) {
 	}
 }
 
-// The recorder works through the guard with no policy (check nil) and
-// with a policy that refuses (no outcome): a line for each attempt, and
-// the chain verifies.
-func TestAuditRecorderThroughGuard(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	ios, _, _, _ := Test()
-	f := NewFactory(ios)
-	f.Environ = func() []string { return []string{"AUDIT_KEY=k"} }
-	rec, _, err := f.auditRecorder(&ServerOptions{Audit: path, AuditKey: "env:AUDIT_KEY"})
-	if err != nil || rec == nil {
-		t.Fatalf("auditRecorder: nil %v, %v", rec == nil, err)
-	}
-	refused := errors.New("refused by policy: rate_limit")
-	guards := []*guard{
-		{record: rec},
-		{record: rec, check: func(context.Context, *guardRequest) (guardDecision, error) {
-			return guardDecision{By: "refused: rate_limit", Rule: "*"}, refused
-		}},
-		{record: rec, check: func(context.Context, *guardRequest) (guardDecision, error) {
-			return guardDecision{Allowed: true, By: "--approve", Rule: "add"}, nil
-		}},
-	}
-	sent := 0
-	for _, g := range guards {
-		s := &session{guard: g, name: "srv"}
-		err := s.guarded(context.Background(), &guardRequest{Method: "tools/call", Name: "add", Args: json.RawMessage(`{"a":1}`), Server: "srv"},
-			func(context.Context) (json.RawMessage, bool, error) {
-				sent++
-				return json.RawMessage(`{"content":[]}`), false, nil
-			})
-		if g.check != nil && !errors.Is(err, refused) && err != nil {
-			t.Fatalf("guarded: %v", err)
-		}
-	}
-	if sent != 2 {
-		t.Errorf("sent %d requests, want 2 (the refused one not)", sent)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, err := audit.Read(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make([]string, len(entries))
-	for i, e := range entries {
-		got[i] = auditDecision(e) + " / " + auditOutcome(e)
-	}
-	want := []string{"allowed / ok", "refused: rate_limit (*) / not sent", "--approve (add) / ok"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("lines (-want +got):\n%s", diff)
-	}
-	if n, err := audit.Verify(bytes.NewReader(data), []byte("k")); err != nil || n != 3 {
-		t.Errorf("Verify = %d, %v", n, err)
-	}
-}
-
 func TestAuditRecorderOptions(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -200,9 +78,9 @@ func TestAuditRecorderOptions(t *testing.T) {
 			ios, _, _, _ := Test()
 			f := NewFactory(ios)
 			f.Environ = func() []string { return nil }
-			rec, prepare, err := f.auditRecorder(&tt.o)
+			rec, prepare, err := f.auditTrail(&tt.o)
 			if (prepare != nil) != tt.lazy {
-				t.Fatalf("auditRecorder prepare = %v, want a lazy one: %v", prepare != nil, tt.lazy)
+				t.Fatalf("auditTrail prepare = %v, want a lazy one: %v", prepare != nil, tt.lazy)
 			}
 			if err == nil && prepare != nil {
 				err = prepare()
@@ -210,12 +88,12 @@ func TestAuditRecorderOptions(t *testing.T) {
 			switch {
 			case tt.wantErr != "":
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("auditRecorder error = %v, want %q", err, tt.wantErr)
+					t.Fatalf("auditTrail error = %v, want %q", err, tt.wantErr)
 				}
 			case err != nil:
 				t.Fatal(err)
 			case (rec == nil) != tt.wantNil:
-				t.Fatalf("auditRecorder = %v, want nil: %v", rec != nil, tt.wantNil)
+				t.Fatalf("auditTrail = %v, want nil: %v", rec != nil, tt.wantNil)
 			}
 		})
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -102,6 +103,7 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 	defer closeIn()
 
 	opts.Server.Lazy = true
+	opts.Server.Sign = &opts.Sign // the pipeline signs and verifies
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err
@@ -112,7 +114,7 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 	}
 	tools, err := s.ListTools(ctx)
 	if err != nil {
-		return fmt.Errorf("listing the tools of %s for the batch: %w", s.name, err)
+		return fmt.Errorf("listing the tools of %s for the batch: %w", s.Name(), err)
 	}
 
 	// A line is one request: the limit of one message applies to it.
@@ -235,7 +237,7 @@ func countLines(r io.Reader) int {
 type batch struct {
 	f        *Factory
 	opts     *CallOptions
-	s        *session
+	s        *session.Session
 	tools    map[string]*client.Tool
 	prepared map[string]*batchTool // by tool name, built on first use
 	out      *batchWriter
@@ -250,11 +252,10 @@ type batch struct {
 // batchTool is what the calls of one tool share: the tool, its compiled
 // checks and whether it runs as a task.
 type batchTool struct {
-	tool        *client.Tool
-	checkArgs   func(map[string]any, []schema.Violation) error
-	checkResult func(*client.CallToolResult) error
-	asTask      bool
-	planErr     error
+	tool      *client.Tool
+	checkArgs func(map[string]any, []schema.Violation) error
+	asTask    bool
+	planErr   error
 }
 
 // batchJob is one line of the batch on its way to the output.
@@ -452,7 +453,7 @@ func (b *batch) toolFor(name string) (*batchTool, error) {
 	if b.opts.Task {
 		mode = client.TaskAsk
 	}
-	bt := &batchTool{tool: tool, checkArgs: argumentsCheck(b.f, tool, b.opts.Server.Strict), checkResult: resultCheck(b.f, tool)}
+	bt := &batchTool{tool: tool, checkArgs: argumentsCheck(b.f, tool, b.opts.Server.Strict)}
 	bt.asTask, bt.planErr = b.s.PlanTask(tool, mode)
 	if bt.planErr != nil {
 		var se *client.TaskSupportError
@@ -478,13 +479,7 @@ func (b *batch) call(ctx context.Context, j *batchJob) {
 		j.out.unfinished = true
 		return
 	}
-	var nonce string
-	co := client.CallOptions{Sign: b.opts.Sign.signHook(&nonce)}
-	if b.opts.Sign.verifying() { // for the audit trail's verdict
-		ctx = withResultVerifier(ctx, func(raw json.RawMessage) error {
-			return b.opts.Sign.verifyResult(bt.tool.Name, &client.CallToolResult{Raw: raw}, nonce)
-		})
-	}
+	co := client.CallOptions{}
 	var res *client.CallToolResult
 	var err error
 	if bt.asTask {
@@ -492,11 +487,9 @@ func (b *batch) call(ctx context.Context, j *batchJob) {
 	} else {
 		res, err = b.s.CallToolWith(ctx, bt.tool.Name, j.args, co)
 	}
-	if err == nil {
-		err = b.opts.Sign.verifyResult(bt.tool.Name, res, nonce)
-		if err != nil {
-			res = nil // a result whose signature fails is not shown
-		}
+	var after error // a result shown despite it (outputSchema, audit)
+	if err != nil && res != nil && shownDespite(err) {
+		after, err = err, nil
 	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
@@ -507,12 +500,12 @@ func (b *batch) call(ctx context.Context, j *batchJob) {
 		return
 	}
 	j.out.result = res.Raw
-	if res.IsError {
+	if res.IsError && after == nil {
 		j.out.code = ExitToolError
 		return
 	}
-	if err := bt.checkResult(res); err != nil {
-		j.out.err, j.out.code = err, exitCode(err, false)
+	if after != nil {
+		j.out.err, j.out.code = after, exitCode(after, false)
 	}
 }
 

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/session"
 )
 
 // CallOptions are the options of `mcpctl call`.
@@ -178,6 +178,8 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 			show(n)
 		}
 	}
+	// The session's pipeline signs the call and verifies its result.
+	opts.Server.Sign = &opts.Sign
 	s, err := f.Connect(ctx, &opts.Server)
 	if err != nil {
 		return err
@@ -189,7 +191,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 
 	tools, err := s.ListTools(ctx)
 	if err != nil {
-		return fmt.Errorf("listing the tools of %s to find %q: %w", s.name, opts.Tool, err)
+		return fmt.Errorf("listing the tools of %s to find %q: %w", s.Name(), opts.Tool, err)
 	}
 	tool := findTool(tools, opts.Tool)
 	if tool == nil {
@@ -229,15 +231,9 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		if errors.As(err, &se) && se.Asked {
 			return &FlagError{Err: fmt.Errorf("--task: %w", err)}
 		}
-		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.name, err)
+		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.Name(), err)
 	}
-	var nonce string
-	callOpts := client.CallOptions{ProgressToken: callProgressToken, Sign: opts.Sign.signHook(&nonce)}
-	if opts.Sign.verifying() { // for the audit trail's verdict
-		ctx = withResultVerifier(ctx, func(raw json.RawMessage) error {
-			return opts.Sign.verifyResult(tool.Name, &client.CallToolResult{Raw: raw}, nonce)
-		})
-	}
+	callOpts := client.CallOptions{ProgressToken: callProgressToken}
 	var res *client.CallToolResult
 	if asTask {
 		res, err = callTask(ctx, f, s, tool.Name, args, callOpts)
@@ -248,15 +244,21 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		// Clear a progress line, if one was drawn.
 		fmt.Fprint(f.IOStreams.ErrOut, "\r\x1b[K")
 	}
+	// A result that breaks its outputSchema, or whose audit record was
+	// lost, is still shown; one that fails its signature check is not.
+	var afterErr error
+	if res != nil && err != nil && shownDespite(err) {
+		afterErr, err = err, nil
+	}
 	if err != nil {
+		if res != nil {
+			return err // the signature check: its error names the tool
+		}
 		var te *client.TimeoutError
 		if errors.As(err, &te) && te.Progress == 0 {
 			te.Progress = int(progress.Load())
 		}
-		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.name, err)
-	}
-	if err := opts.Sign.verifyResult(tool.Name, res, nonce); err != nil {
-		return err
+		return fmt.Errorf("calling tool %q on %s: %w", tool.Name, s.Name(), err)
 	}
 	if opts.Sign.verifying() {
 		fmt.Fprintln(f.IOStreams.ErrOut, "signature verified")
@@ -269,10 +271,21 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	} else if err := printToolResult(p, res, opts.SaveDir); err != nil {
 		return err
 	}
-	if res.IsError {
+	var auditErr *session.AuditError
+	if res.IsError && !errors.As(afterErr, &auditErr) {
 		return &ExitCodeError{Code: ExitToolError, Msg: fmt.Sprintf("tool %q reported an error (isError: true)", tool.Name)}
 	}
-	return validateResult(f, tool, res)
+	return afterErr
+}
+
+// shownDespite reports whether a call's result is shown although the
+// pipeline returned err with it: the result breaks the tool's
+// outputSchema (exit 5 after it), or its audit record was lost (exit 1
+// after it). A result whose signature check failed is not shown.
+func shownDespite(err error) bool {
+	var outErr *session.OutputError
+	var auditErr *session.AuditError
+	return errors.As(err, &outErr) || errors.As(err, &auditErr)
 }
 
 // argumentsCheck compiles the tool's inputSchema once and returns the
@@ -308,41 +321,6 @@ func argumentsCheck(f *Factory, tool *client.Tool, strict bool) func(args map[st
 				}
 				f.printer().Warning(fmt.Sprintf("tool %q, argument %s (format is an annotation: sent anyway; --strict refuses it)", tool.Name, v.String()))
 			}
-		}
-		return violationsError(headline, violations)
-	}
-}
-
-// validateResult checks structuredContent against the tool's outputSchema
-// (server/tools.mdx: clients SHOULD validate). The result has been printed
-// already; violations go to stderr and set exit code 5.
-func validateResult(f *Factory, tool *client.Tool, res *client.CallToolResult) error {
-	return resultCheck(f, tool)(res)
-}
-
-// resultCheck compiles the tool's outputSchema once and returns the check
-// [validateResult] makes, for callers that check many results of one tool.
-func resultCheck(f *Factory, tool *client.Tool) func(res *client.CallToolResult) error {
-	if len(tool.OutputSchema) == 0 {
-		return func(*client.CallToolResult) error { return nil }
-	}
-	headline := fmt.Sprintf("the result of tool %q breaks its outputSchema", tool.Name)
-	sch, compileErr := f.toolSchema(tool.OutputSchema)
-	var warn sync.Once // a batch checks results of one tool at once
-	return func(res *client.CallToolResult) error {
-		if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
-			return violationsError(headline,
-				[]schema.Violation{{Msg: "structuredContent is missing, but the tool declares an outputSchema"}})
-		}
-		if compileErr != nil {
-			warn.Do(func() {
-				f.printer().Warning(fmt.Sprintf("not checking structuredContent: the outputSchema of tool %q does not compile: %v", tool.Name, compileErr))
-			})
-			return nil
-		}
-		violations, err := sch.ValidateJSON(res.StructuredContent)
-		if err != nil {
-			return fmt.Errorf("checking the structuredContent of tool %q: %w", tool.Name, err)
 		}
 		return violationsError(headline, violations)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/session"
 )
 
 // CompleteOptions are the options of `mcpctl complete`.
@@ -94,7 +95,7 @@ func completeRun(ctx context.Context, opts *CompleteOptions) error {
 	}
 	defer s.Close()
 	if !s.HasCapability("completions") {
-		return fmt.Errorf("%s offers no completions: it did not declare the \"completions\" capability", s.name)
+		return fmt.Errorf("%s offers no completions: it did not declare the \"completions\" capability", s.Name())
 	}
 	ref := client.PromptRef(opts.Target)
 	if opts.Kind == "template" {
@@ -106,7 +107,7 @@ func completeRun(ctx context.Context, opts *CompleteOptions) error {
 	}
 	res, err := s.Complete(ctx, ref, opts.Arg, opts.Value, opts.Context)
 	if err != nil {
-		return fmt.Errorf("completing %s of %s %q on %s: %w", opts.Arg, opts.Kind, opts.Target, s.name, err)
+		return fmt.Errorf("completing %s of %s %q on %s: %w", opts.Arg, opts.Kind, opts.Target, s.Name(), err)
 	}
 	p := f.printer()
 	if opts.Output.structured() {
@@ -137,13 +138,13 @@ func completeRun(ctx context.Context, opts *CompleteOptions) error {
 
 // templateURI is the URI template target names: itself when it looks like
 // one, else the URI template of the template of that name.
-func templateURI(ctx context.Context, s *session, target string) (string, error) {
+func templateURI(ctx context.Context, s *session.Session, target string) (string, error) {
 	if strings.Contains(target, "{") {
 		return target, nil
 	}
 	templates, err := s.ListResourceTemplates(ctx)
 	if err != nil {
-		return "", fmt.Errorf("listing the resource templates of %s to find %q: %w", s.name, target, err)
+		return "", fmt.Errorf("listing the resource templates of %s to find %q: %w", s.Name(), target, err)
 	}
 	var known []string
 	for _, t := range templates {
@@ -159,7 +160,7 @@ func templateURI(ctx context.Context, s *session, target string) (string, error)
 // argument, for shell completion: typed is "key=partial", given the other
 // key=value arguments on the line. It offers "key=value" words; nothing
 // when the server declared no completions.
-func completeArgumentValue(ctx context.Context, s *session, prompt, typed string, given []string) []cobra.Completion {
+func completeArgumentValue(ctx context.Context, s *session.Session, prompt, typed string, given []string) []cobra.Completion {
 	if !s.HasCapability("completions") {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/session"
 )
 
 // completionTimeout bounds everything a completion does with a server,
@@ -154,7 +155,7 @@ func (f *Factory) quiet() *Factory {
 
 // completionSession connects to the server the partial command line
 // chooses, within completionTimeout. The caller must call done.
-func (f *Factory) completionSession(cmd *cobra.Command, args []string) (s *session, ctx context.Context, done func(), err error) {
+func (f *Factory) completionSession(cmd *cobra.Command, args []string) (s *session.Session, ctx context.Context, done func(), err error) {
 	q := f.quiet()
 	if err := q.applySettings(cmd); err != nil {
 		return nil, nil, nil, err

@@ -98,7 +98,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		}
 		items, err := s.ListAll(ctx, k.Method, k.Key)
 		if err != nil {
-			return fmt.Errorf("counting %s of %s: %w", k.Key, s.name, err)
+			return fmt.Errorf("counting %s of %s: %w", k.Key, s.Name(), err)
 		}
 		counts[k.Key] = len(items)
 	}

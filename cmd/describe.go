@@ -97,13 +97,13 @@ func describeRun(ctx context.Context, opts *DescribeOptions) error {
 	}
 	capability := map[string]string{"tool": "tools", "prompt": "prompts", "resource": "resources", "template": "resources"}[opts.Kind]
 	if !s.HasCapability(capability) {
-		return fmt.Errorf("%s offers no %ss: it did not declare the %q capability in initialize", s.name, opts.Kind, capability)
+		return fmt.Errorf("%s offers no %ss: it did not declare the %q capability in initialize", s.Name(), opts.Kind, capability)
 	}
 	switch opts.Kind {
 	case "tool":
 		tools, err := s.ListTools(ctx)
 		if err != nil {
-			return fmt.Errorf("listing the tools of %s to find %q: %w", s.name, opts.Name, err)
+			return fmt.Errorf("listing the tools of %s to find %q: %w", s.Name(), opts.Name, err)
 		}
 		t := findTool(tools, opts.Name)
 		if t == nil {
@@ -113,7 +113,7 @@ func describeRun(ctx context.Context, opts *DescribeOptions) error {
 	case "prompt":
 		prompts, err := s.ListPrompts(ctx)
 		if err != nil {
-			return fmt.Errorf("listing the prompts of %s to find %q: %w", s.name, opts.Name, err)
+			return fmt.Errorf("listing the prompts of %s to find %q: %w", s.Name(), opts.Name, err)
 		}
 		for i := range prompts {
 			if pr := &prompts[i]; pr.Name == opts.Name {
@@ -128,7 +128,7 @@ func describeRun(ctx context.Context, opts *DescribeOptions) error {
 	if opts.Kind == "resource" {
 		resources, err := s.ListResources(ctx)
 		if err != nil {
-			return fmt.Errorf("listing the resources of %s to find %q: %w", s.name, opts.Name, err)
+			return fmt.Errorf("listing the resources of %s to find %q: %w", s.Name(), opts.Name, err)
 		}
 		if r := findResource(resources, opts.Name); r != nil {
 			return show(r.Raw, func() error { return p.DescribeResource(r) })
@@ -139,7 +139,7 @@ func describeRun(ctx context.Context, opts *DescribeOptions) error {
 	}
 	templates, err := s.ListResourceTemplates(ctx)
 	if err != nil {
-		return fmt.Errorf("listing the resource templates of %s to find %q: %w", s.name, opts.Name, err)
+		return fmt.Errorf("listing the resource templates of %s to find %q: %w", s.Name(), opts.Name, err)
 	}
 	for i := range templates {
 		if t := &templates[i]; t.URITemplate == opts.Name || t.Name == opts.Name {

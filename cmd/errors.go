@@ -12,6 +12,7 @@ import (
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/policy"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/signing"
 	"github.com/mcpctl/mcpctl/transport"
 )
@@ -99,6 +100,11 @@ func exitCode(err error, interrupted bool) int {
 		return ExitOK
 	case errors.As(err, &codeErr):
 		return codeErr.Code
+	case errors.As(err, new(*session.AuditError)):
+		// The request happened; the trail's failure is mcpctl's own.
+		return ExitError
+	case errors.As(err, new(*session.OutputError)), errors.As(err, new(*session.StrictError)):
+		return ExitValidation
 	case policy.IsRefusal(err):
 		return ExitPolicy
 	case interrupted && errors.Is(err, context.Canceled):

@@ -101,7 +101,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			if all {
 				continue
 			}
-			return fmt.Errorf("%s does not offer %s: it did not declare the %q capability in initialize", s.name, k.Kind, k.Capability)
+			return fmt.Errorf("%s does not offer %s: it did not declare the %q capability in initialize", s.Name(), k.Kind, k.Capability)
 		}
 		var (
 			items any
@@ -122,7 +122,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			items = nonNil(l.Prompts)
 		}
 		if err != nil {
-			return fmt.Errorf("listing %s of %s: %w", k.Kind, s.name, err)
+			return fmt.Errorf("listing %s of %s: %w", k.Kind, s.Name(), err)
 		}
 		out[k.Key] = items
 	}

@@ -2,27 +2,22 @@ package cmd
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/lint"
 	"github.com/mcpctl/mcpctl/policy"
+	"github.com/mcpctl/mcpctl/render"
+	"github.com/mcpctl/mcpctl/session"
 )
 
 // PolicyOptions are the tool-policy flags of a command that talks to a
@@ -121,156 +116,33 @@ func (f *Factory) loadPolicy(o *ServerOptions) (*policy.Policy, error) {
 	return p, nil
 }
 
-// policyCheck returns the guard's check for the policy in force for o. It
-// governs tools/call: the required scopes against the credential mcpctl
-// sends, then approval, then the rate limit (last, so that a call refused
-// otherwise uses no slot). A refusal is a [*policy.Refusal] (exit 9) naming
-// the rule.
+// policyGate returns the pipeline's policy stage for the policy in force
+// for o (see [session.PolicyGate]).
 //
 // A policy file named for the server (--policy, a named server's policy:)
 // is read at once, so that a bad one stops the command before it connects.
 // Otherwise the policy is looked for (MCPCTL_POLICY, the config, the
-// project) on the first request the guard rules on: commands that only list
-// read no file for it.
-func (f *Factory) policyCheck(o *ServerOptions) (func(context.Context, *guardRequest) (guardDecision, error), error) {
-	var (
-		loadOnce    sync.Once
-		p           *policy.Policy
-		loadErr     error
-		scopesOnce  sync.Once
-		granted     []string
-		grantedFrom string
-		grantedNote string
-		scopesErr   error
-		askMu       sync.Mutex // one prompt at a time (mcpctl test --parallel)
-		limiter     *policy.Limiter
-		limiterErr  error
-		limiterOnce sync.Once
-		approvals   = o.Policy.Approve
-		wait        = o.Policy.Wait
-	)
-	load := func() (*policy.Policy, error) {
-		loadOnce.Do(func() { p, loadErr = f.loadPolicy(o) })
-		return p, loadErr
+// project) on the first request the pipeline governs: commands that only
+// list read no file for it.
+func (f *Factory) policyGate(o *ServerOptions) (*session.PolicyGate, error) {
+	g := &session.PolicyGate{
+		Load:     func() (*policy.Policy, error) { return f.loadPolicy(o) },
+		Approve:  o.Policy.Approve,
+		Wait:     o.Policy.Wait,
+		Scopes:   func() ([]string, string, string, error) { return f.grantedScopes(o) },
+		NoAsk:    "there is no terminal to ask on (or CI=true)",
+		StateDir: f.stateDir,
+		Notify:   func(msg string) { fmt.Fprintln(f.IOStreams.ErrOut, msg) },
+	}
+	if f.canAsk() {
+		g.Ask = f.askApproval
 	}
 	if o.Policy.File != "" {
-		if _, err := load(); err != nil {
+		if _, err := g.Policy(); err != nil {
 			return nil, err
 		}
 	}
-	return func(ctx context.Context, r *guardRequest) (guardDecision, error) {
-		p, err := load()
-		if err != nil {
-			return guardDecision{}, err
-		}
-		if p == nil {
-			return guardDecision{Allowed: true}, nil
-		}
-		d := guardDecision{Allowed: true, By: "policy"}
-		if r.Method != "tools/call" {
-			return d, nil
-		}
-		var ann policy.Annotations
-		if r.Tool != nil && r.Tool.Annotations != nil {
-			ann = policy.Annotations{ReadOnly: r.Tool.Annotations.ReadOnlyHint, Destructive: r.Tool.Annotations.DestructiveHint}
-		}
-		rule, source := p.Decide(r.Name, ann)
-		d.Rule, d.Sensitivity, d.Mask = source, rule.Sensitivity, rule.SensitiveArguments
-		refuse := func(check, reason string) (guardDecision, error) {
-			d.Allowed, d.By = false, "refused: "+check
-			return d, &policy.Refusal{Tool: r.Name, Rule: check, Entry: source, Reason: reason}
-		}
-		// fail ends a check that could not be made: nothing is sent.
-		fail := func(err error) (guardDecision, error) {
-			d.Allowed = false
-			return d, err
-		}
-
-		if len(rule.RequiredScopes) > 0 {
-			scopesOnce.Do(func() { granted, grantedFrom, grantedNote, scopesErr = f.grantedScopes(o) })
-			if scopesErr != nil {
-				return refuse("required_scopes", fmt.Sprintf("cannot read the credential's scopes: %v", scopesErr))
-			}
-			if missing := policy.MissingScopes(rule.RequiredScopes, granted); len(missing) > 0 {
-				reason := "missing scope " + strings.Join(missing, ", ") + ": "
-				switch {
-				case grantedFrom == "":
-					reason += "mcpctl sends no credential that could grant it (" + grantedNote + ")"
-				case grantedNote != "":
-					reason += "the " + grantedFrom + " grants none that can be read (" + grantedNote + ")"
-				case len(granted) == 0:
-					reason += "the " + grantedFrom + " grants none"
-				default:
-					reason += "the " + grantedFrom + " grants " + strings.Join(granted, " ")
-				}
-				return refuse("required_scopes", reason)
-			}
-		}
-
-		if rule.RequiresApproval {
-			switch {
-			case approved(approvals, r.Name):
-				d.By = "--approve"
-			case f.canAsk():
-				askMu.Lock()
-				yes, err := f.askApproval(r, rule, source)
-				askMu.Unlock()
-				if err != nil {
-					return refuse("requires_approval", fmt.Sprintf("asking for approval: %v", err))
-				}
-				if !yes {
-					return refuse("requires_approval", "not approved at the prompt")
-				}
-				d.By = "tty-approved"
-			default:
-				return refuse("requires_approval", fmt.Sprintf("a person must approve this call, and there is no terminal to ask on (or CI=true); pass --approve=%s (or --approve for every tool) to approve it in advance", r.Name))
-			}
-		}
-
-		if rule.RateLimit > 0 {
-			limiterOnce.Do(func() {
-				dir, err := f.stateDir()
-				if err != nil {
-					limiterErr = err
-					return
-				}
-				limiter = &policy.Limiter{Dir: dir}
-			})
-			if limiterErr != nil {
-				return fail(fmt.Errorf("policy rate limit of %s: %w", r.Name, limiterErr))
-			}
-			for {
-				ok, next, err := limiter.Take(rateKey(r.Server, r.Name), rule.RateLimit)
-				if err != nil {
-					return fail(fmt.Errorf("policy rate limit of %s: %w", r.Name, err))
-				}
-				if ok {
-					break
-				}
-				in := fmt.Sprintf("%ds", int(math.Ceil(time.Until(next).Seconds())))
-				if !wait {
-					return refuse("rate_limit", fmt.Sprintf("%d calls a minute allowed at this server, all used; the next slot opens at %s (in %s); pass --wait to wait for it", rule.RateLimit, next.Format("15:04:05"), in))
-				}
-				fmt.Fprintf(f.IOStreams.ErrOut, "mcpctl: policy: rate limit of %s reached (%d a minute); waiting %s for the next slot\n", r.Name, rule.RateLimit, in)
-				t := time.NewTimer(time.Until(next))
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return fail(ctx.Err())
-				case <-t.C:
-				}
-			}
-		}
-		return d, nil
-	}, nil
-}
-
-// rateKey is the rate limiter's key for tool at server: the tool's name
-// and a digest of the server's description, which may be a command line
-// holding a secret that has no business in the state directory.
-func rateKey(server, tool string) string {
-	sum := sha256.Sum256([]byte(server))
-	return tool + "@" + hex.EncodeToString(sum[:8])
+	return g, nil
 }
 
 // canAsk reports whether a person can be asked to approve a call: standard
@@ -283,39 +155,25 @@ func (f *Factory) canAsk() bool {
 	return f.IOStreams.IsStdinTTY() && f.IOStreams.IsStderrTTY()
 }
 
-// approved reports whether --approve covers tool.
-func approved(approvals []string, tool string) bool {
-	for _, a := range approvals {
-		if a == tool {
-			return true
-		}
-		if m, _ := path.Match(a, tool); m {
-			return true
-		}
-	}
-	return false
-}
-
-// askApproval shows the call on stderr and asks on the terminal.
-func (f *Factory) askApproval(r *guardRequest, rule policy.Rule, source string) (bool, error) {
+// askApproval shows the call on stderr and asks on the terminal. What the
+// server or the user wrote is shown through the one terminal sanitiser.
+func (f *Factory) askApproval(c *session.Call, rule policy.Rule, source string) (bool, error) {
 	ios := f.IOStreams
 	red := f.Redactor()
 	w := ios.ErrOut
-	fmt.Fprintf(w, "The policy (entry %q) requires approval to call %s on %s.\n", source, r.Name, red.String(r.Server))
+	fmt.Fprintf(w, "The policy (entry %q) requires approval to call %s on %s.\n", promptText(source), promptText(c.Name), promptText(red.String(c.Server)))
 	if rule.Sensitivity != "" {
 		fmt.Fprintf(w, "  sensitivity: %s\n", rule.Sensitivity)
 	}
-	if r.Tool != nil && r.Tool.Annotations != nil {
-		if hints := annotationHints(r.Tool); hints != "" {
-			fmt.Fprintf(w, "  annotations: %s\n", hints)
-		}
+	if hints := session.AnnotationHints(c.Tool); hints != "" {
+		fmt.Fprintf(w, "  annotations: %s\n", hints)
 	}
 	args := "{}"
-	if len(r.Args) > 0 {
-		args = string(r.Args)
+	if len(c.Args) > 0 {
+		args = string(c.Args)
 	}
-	fmt.Fprintf(w, "  arguments:   %s\n", sanitizeLine(red.String(args)))
-	fmt.Fprintf(w, "Call %s? [y/N] ", r.Name)
+	fmt.Fprintf(w, "  arguments:   %s\n", promptText(red.String(args)))
+	fmt.Fprintf(w, "Call %s? [y/N] ", promptText(c.Name))
 	line, err := readLine(ios.In)
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		fmt.Fprintln(w)
@@ -328,38 +186,11 @@ func (f *Factory) askApproval(r *guardRequest, rule policy.Rule, source string) 
 	return answer == "y" || answer == "yes", nil
 }
 
-// annotationHints lists the hints a tool's annotations set, e.g.
-// "destructiveHint, openWorldHint: false".
-func annotationHints(t *client.Tool) string {
-	a := t.Annotations
-	var parts []string
-	for _, h := range []struct {
-		name string
-		v    *bool
-	}{{"readOnlyHint", a.ReadOnlyHint}, {"destructiveHint", a.DestructiveHint}, {"idempotentHint", a.IdempotentHint}, {"openWorldHint", a.OpenWorldHint}} {
-		switch {
-		case h.v == nil:
-		case *h.v:
-			parts = append(parts, h.name)
-		default:
-			parts = append(parts, h.name+": false")
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// sanitizeLine makes control characters of server-supplied or user text
-// visible, so that the prompt cannot be redrawn by it.
-func sanitizeLine(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+// promptText is s made safe for one line of the approval prompt: what a
+// terminal would act on made visible (see [render.Sanitize]), and line
+// breaks and tabs escaped, so that nothing can redraw the question.
+func promptText(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(render.Sanitize(s))
 }
 
 // grantedScopes returns the scopes of the credential mcpctl sends to o's
@@ -432,7 +263,7 @@ func (f *Factory) bearerToken(o *ServerOptions) (string, bool, error) {
 // tools s lists, as lint findings for `mcpctl validate --policy FILE`. The
 // spec reference is the policy file: the rules rest on it, not on the MCP
 // specification.
-func (f *Factory) policyFindings(ctx context.Context, s *session, o *ServerOptions) ([]lint.Finding, error) {
+func (f *Factory) policyFindings(ctx context.Context, s *session.Session, o *ServerOptions) ([]lint.Finding, error) {
 	p, err := policy.Load(o.Policy.File)
 	if err != nil {
 		return nil, &FlagError{Err: err}

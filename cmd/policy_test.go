@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/auth"
 	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/signing"
 )
 
@@ -49,21 +50,21 @@ limited:
 		tty     bool
 		input   string
 		o       ServerOptions
-		req     guardRequest
+		req     session.Call
 		wantBy  string
 		wantErr string // "" allowed
 	}{
-		{"approval piped", false, "", ServerOptions{}, guardRequest{Name: "delete_user"}, "refused: requires_approval", "pass --approve=delete_user"},
-		{"approval given", false, "", ServerOptions{Policy: PolicyOptions{Approve: []string{"delete_*"}}}, guardRequest{Name: "delete_user"}, "--approve", ""},
-		{"approved at the prompt", true, "y\n", ServerOptions{}, guardRequest{Name: "delete_user", Args: json.RawMessage(`{"id":1}`)}, "tty-approved", ""},
-		{"declined at the prompt", true, "\n", ServerOptions{}, guardRequest{Name: "delete_user"}, "refused: requires_approval", "not approved at the prompt"},
-		{"terminal under CI", true, "y\n", ServerOptions{}, guardRequest{Name: "delete_user"}, "refused: requires_approval", "no terminal to ask on (or CI=true)"},
-		{"prompt at end of input", true, "", ServerOptions{}, guardRequest{Name: "delete_user"}, "refused: requires_approval", "not approved"},
-		{"annotations fallback", false, "", ServerOptions{}, guardRequest{Name: "rm", Tool: destructive}, "refused: requires_approval", `rm (entry "annotations")`},
-		{"no entry, no hint", false, "", ServerOptions{}, guardRequest{Name: "echo"}, "policy", ""},
-		{"scope missing", false, "", ServerOptions{URL: "http://127.0.0.1:1/mcp", Bearer: "env:TOKEN"}, guardRequest{Name: "db_query"}, "refused: required_scopes", "missing scope tool:database: the bearer token grants tool:read"},
-		{"scope over stdio", false, "", ServerOptions{Command: []string{"x"}}, guardRequest{Name: "db_query"}, "refused: required_scopes", "a stdio server is sent no credential"},
-		{"read is not governed", false, "", ServerOptions{}, guardRequest{Method: "resources/read", Name: "file:///x"}, "policy", ""},
+		{"approval piped", false, "", ServerOptions{}, session.Call{Name: "delete_user"}, "refused: requires_approval", "pass --approve=delete_user"},
+		{"approval given", false, "", ServerOptions{Policy: PolicyOptions{Approve: []string{"delete_*"}}}, session.Call{Name: "delete_user"}, "--approve", ""},
+		{"approved at the prompt", true, "y\n", ServerOptions{}, session.Call{Name: "delete_user", Args: json.RawMessage(`{"id":1}`)}, "tty-approved", ""},
+		{"declined at the prompt", true, "\n", ServerOptions{}, session.Call{Name: "delete_user"}, "refused: requires_approval", "not approved at the prompt"},
+		{"terminal under CI", true, "y\n", ServerOptions{}, session.Call{Name: "delete_user"}, "refused: requires_approval", "no terminal to ask on (or CI=true)"},
+		{"prompt at end of input", true, "", ServerOptions{}, session.Call{Name: "delete_user"}, "refused: requires_approval", "not approved"},
+		{"annotations fallback", false, "", ServerOptions{}, session.Call{Name: "rm", Tool: destructive}, "refused: requires_approval", `rm (entry "annotations")`},
+		{"no entry, no hint", false, "", ServerOptions{}, session.Call{Name: "echo"}, "policy", ""},
+		{"scope missing", false, "", ServerOptions{URL: "http://127.0.0.1:1/mcp", Bearer: "env:TOKEN"}, session.Call{Name: "db_query"}, "refused: required_scopes", "missing scope tool:database: the bearer token grants tool:read"},
+		{"scope over stdio", false, "", ServerOptions{Command: []string{"x"}}, session.Call{Name: "db_query"}, "refused: required_scopes", "a stdio server is sent no credential"},
+		{"read is not governed", false, "", ServerOptions{}, session.Call{Method: "resources/read", Name: "file:///x"}, "policy", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +76,7 @@ limited:
 			f := featureFactory(tt.tty, tt.input, env...)
 			o := tt.o
 			o.Policy.File = file
-			check, err := f.policyCheck(&o)
+			check, err := testPolicyCheck(f, &o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,17 +106,17 @@ func TestPolicyCheckPrompt(t *testing.T) {
 	file := writePolicy(t, "rm:\n  sensitivity: high\n  requires_approval: true\n")
 	f := featureFactory(true, "yes\n")
 	errOut := f.IOStreams.ErrOut.(interface{ String() string })
-	check, err := f.policyCheck(&ServerOptions{Policy: PolicyOptions{File: file}})
+	check, err := testPolicyCheck(f, &ServerOptions{Policy: PolicyOptions{File: file}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	yes := true
-	r := &guardRequest{Method: "tools/call", Name: "rm", Server: "srv", Args: json.RawMessage("{\"path\":\"/tmp/\x1b[2Jx\"}"),
+	r := &session.Call{Method: "tools/call", Name: "rm", Server: "srv", Args: json.RawMessage("{\"path\":\"/tmp/\x1b[2Jx\"}"),
 		Tool: &client.Tool{Name: "rm", Annotations: &client.ToolAnnotations{DestructiveHint: &yes}}}
 	if d, err := check(context.Background(), r); err != nil || d.By != "tty-approved" {
 		t.Fatalf("decision %+v, %v", d, err)
 	}
-	for _, want := range []string{`requires approval to call rm on srv`, "sensitivity: high", "annotations: destructiveHint", `arguments:   {"path":"/tmp/\x1b[2Jx"}`, "Call rm? [y/N] "} {
+	for _, want := range []string{`requires approval to call rm on srv`, "sensitivity: high", "annotations: destructiveHint", `arguments:   {"path":"/tmp/^[[2Jx"}`, "Call rm? [y/N] "} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Errorf("prompt lacks %q:\n%s", want, errOut)
 		}
@@ -130,11 +131,11 @@ func TestPolicyCheckRateLimit(t *testing.T) {
 	var codes []int
 	for range 3 {
 		f := featureFactory(false, "", state)
-		check, err := f.policyCheck(&ServerOptions{Policy: PolicyOptions{File: file}})
+		check, err := testPolicyCheck(f, &ServerOptions{Policy: PolicyOptions{File: file}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = check(context.Background(), &guardRequest{Method: "tools/call", Name: "add", Server: "srv"})
+		_, err = check(context.Background(), &session.Call{Method: "tools/call", Name: "add", Server: "srv"})
 		codes = append(codes, exitCode(err, false))
 		if err != nil && !strings.Contains(err.Error(), "rate_limit: 2 calls a minute") {
 			t.Errorf("error = %v", err)
@@ -145,10 +146,10 @@ func TestPolicyCheckRateLimit(t *testing.T) {
 	}
 	// --wait waits for the slot, and gives up when the context ends.
 	f := featureFactory(false, "", state)
-	check, _ := f.policyCheck(&ServerOptions{Policy: PolicyOptions{File: file, Wait: true}})
+	check, _ := testPolicyCheck(f, &ServerOptions{Policy: PolicyOptions{File: file, Wait: true}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := check(ctx, &guardRequest{Method: "tools/call", Name: "add", Server: "srv"}); err != context.Canceled {
+	if _, err := check(ctx, &session.Call{Method: "tools/call", Name: "add", Server: "srv"}); err != context.Canceled {
 		t.Errorf("wait with a cancelled context: %v", err)
 	}
 }
@@ -163,15 +164,15 @@ func TestPolicyNoneFound(t *testing.T) {
 	}
 	f.Environ = func() []string { return []string{"XDG_CONFIG_HOME=" + dir} }
 	f.Getwd = func() (string, error) { return dir, nil }
-	check, err := f.policyCheck(&ServerOptions{})
+	check, err := testPolicyCheck(f, &ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := check(context.Background(), &guardRequest{Method: "tools/call", Name: "x"})
+	d, err := check(context.Background(), &session.Call{Method: "tools/call", Name: "x"})
 	if err != nil || !d.Allowed || d.By != "" {
 		t.Errorf("decision %+v, %v; want allowed with no policy", d, err)
 	}
-	if _, err := f.policyCheck(&ServerOptions{Policy: PolicyOptions{File: filepath.Join(dir, "none.yaml")}}); exitCode(err, false) != ExitUsage {
+	if _, err := testPolicyCheck(f, &ServerOptions{Policy: PolicyOptions{File: filepath.Join(dir, "none.yaml")}}); exitCode(err, false) != ExitUsage {
 		t.Errorf("missing --policy file: %v", err)
 	}
 }
@@ -191,11 +192,11 @@ func TestPolicyOAuthScopes(t *testing.T) {
 	store := &auth.Store{Dir: filepath.Join(state, "mcpctl")}
 	check := func() error {
 		t.Helper()
-		c, err := featureFactory(false, "", "XDG_STATE_HOME="+state).policyCheck(o)
+		c, err := testPolicyCheck(featureFactory(false, "", "XDG_STATE_HOME="+state), o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = c(context.Background(), &guardRequest{Method: "tools/call", Name: "db_query", Server: "srv"})
+		_, err = c(context.Background(), &session.Call{Method: "tools/call", Name: "db_query", Server: "srv"})
 		return err
 	}
 	if err := check(); err == nil || !strings.Contains(err.Error(), "no OAuth token yet") {
@@ -215,4 +216,13 @@ func TestPolicyOAuthScopes(t *testing.T) {
 	if err := check(); err != nil {
 		t.Errorf("token with the scope: %v", err)
 	}
+}
+
+// testPolicyCheck is the decision of the policy stage f builds for o.
+func testPolicyCheck(f *Factory, o *ServerOptions) (func(context.Context, *session.Call) (session.Decision, error), error) {
+	g, err := f.policyGate(o)
+	if err != nil {
+		return nil, err
+	}
+	return g.Decide, nil
 }

@@ -83,11 +83,11 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 	}
 	defer s.Close()
 	if !s.HasCapability("prompts") {
-		return fmt.Errorf("%s offers no prompts: it did not declare the \"prompts\" capability in initialize", s.name)
+		return fmt.Errorf("%s offers no prompts: it did not declare the \"prompts\" capability in initialize", s.Name())
 	}
 	prompts, err := s.ListPrompts(ctx)
 	if err != nil {
-		return fmt.Errorf("listing the prompts of %s to find %q: %w", s.name, opts.Name, err)
+		return fmt.Errorf("listing the prompts of %s to find %q: %w", s.Name(), opts.Name, err)
 	}
 	prompt := findPrompt(prompts, opts.Name)
 	if prompt == nil {
@@ -98,7 +98,7 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 	}
 	res, err := s.GetPrompt(ctx, opts.Name, args)
 	if err != nil {
-		return fmt.Errorf("getting prompt %q from %s: %w", opts.Name, s.name, err)
+		return fmt.Errorf("getting prompt %q from %s: %w", opts.Name, s.Name(), err)
 	}
 	p := f.printer()
 	if opts.Output.structured() {

@@ -65,11 +65,11 @@ func readRun(ctx context.Context, opts *ReadOptions) error {
 	}
 	defer s.Close()
 	if !s.HasCapability("resources") {
-		return fmt.Errorf("%s offers no resources: it did not declare the \"resources\" capability in initialize", s.name)
+		return fmt.Errorf("%s offers no resources: it did not declare the \"resources\" capability in initialize", s.Name())
 	}
 	res, err := s.ReadResource(ctx, opts.URI)
 	if err != nil {
-		return fmt.Errorf("reading %q from %s: %w", opts.URI, s.name, err)
+		return fmt.Errorf("reading %q from %s: %w", opts.URI, s.Name(), err)
 	}
 	p := f.printer()
 	if opts.Output.structured() {

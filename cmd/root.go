@@ -143,9 +143,9 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 			err = cmdErr
 		}
 	}
-	f.state().results.wait()
+	f.state().results.Wait()
 	if err == nil {
-		err = f.state().results.err()
+		err = f.state().results.Err()
 	}
 	if w := f.state().warner; w != nil {
 		w.Flush()

@@ -84,6 +84,10 @@ type ServerOptions struct {
 	// LintsResults (not a flag) says the command checks results against the official
 	// schema itself (validate's lint), so Connect adds no check of its own.
 	LintsResults bool
+	// Sign (not a flag) are the signing options of a command that signs
+	// or verifies calls (call --sign-key/--verify-key): the session's
+	// pipeline signs and verifies every tools/call with them.
+	Sign *SignOptions
 	// OnStdoutNoise (not a flag) receives, besides the warning, what a
 	// stdio server wrote to stdout that is not a JSON-RPC message, one
 	// description per line (validate's lint reports them as errors).

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/internal/lineedit"
 	"github.com/mcpctl/mcpctl/render"
+	"github.com/mcpctl/mcpctl/session"
 )
 
 // ShellOptions are the options of `mcpctl shell`.
@@ -111,7 +112,7 @@ type shell struct {
 	opts *ShellOptions
 	f    *Factory // the shell's commands' factory: its Connect lends s
 	ios  *IOStreams
-	s    *session
+	s    *session.Session
 	tty  bool // a terminal: line editor, prompt, banner
 
 	queue *watchQueue
@@ -344,7 +345,7 @@ func (sh *shell) ended(ctx context.Context) error {
 			why = err
 		}
 	}
-	return fmt.Errorf("the session with %s ended: %w", sh.s.name, why)
+	return fmt.Errorf("the session with %s ended: %w", sh.s.Name(), why)
 }
 
 // signals cancels the command in flight at Ctrl-C; with none in flight,
@@ -555,7 +556,7 @@ func (sh *shell) subscribe(ctx context.Context, args []string) error {
 	}
 	sub, err := sh.s.Subscribe(ctx, client.SubscriptionFilter{ResourceSubscriptions: uris})
 	if err != nil {
-		return fmt.Errorf("subscribing to %s on %s: %w", strings.Join(uris, ", "), sh.s.name, err)
+		return fmt.Errorf("subscribing to %s on %s: %w", strings.Join(uris, ", "), sh.s.Name(), err)
 	}
 	got := sub.Filter().ResourceSubscriptions
 	var refused []string
@@ -573,7 +574,7 @@ func (sh *shell) subscribe(ctx context.Context, args []string) error {
 		fmt.Fprintf(sh.ios.ErrOut, "subscribed to %s\n", strings.Join(got, ", "))
 	}
 	if len(refused) > 0 {
-		return fmt.Errorf("%s does not offer updates of %s (it did not agree to the subscription)", sh.s.name, strings.Join(refused, ", "))
+		return fmt.Errorf("%s does not offer updates of %s (it did not agree to the subscription)", sh.s.Name(), strings.Join(refused, ", "))
 	}
 	return nil
 }
@@ -629,7 +630,7 @@ func (sh *shell) wait(ctx context.Context, args []string) error {
 // era; a modern server asks again when it needs them). The shell must have
 // been started with --root, which declares the capability.
 func (sh *shell) roots(ctx context.Context, args []string) error {
-	r := sh.s.roots
+	r := sh.s.Roots()
 	if r == nil {
 		return flagErrorf("this session offers no roots: start the shell with --root DIR (repeatable) to declare them")
 	}
@@ -666,7 +667,7 @@ func (sh *shell) roots(ctx context.Context, args []string) error {
 	}
 	r.Set(list)
 	if err := sh.s.NotifyRootsChanged(ctx); err != nil {
-		return fmt.Errorf("telling %s the roots changed: %w", sh.s.name, err)
+		return fmt.Errorf("telling %s the roots changed: %w", sh.s.Name(), err)
 	}
 	return nil
 }
@@ -696,7 +697,7 @@ func (sh *shell) banner() {
 	info := sh.s.InitializeResult().ServerInfo
 	name := strings.TrimSpace(info.Name + " " + info.Version)
 	if name == "" {
-		name = sh.s.name
+		name = sh.s.Name()
 	}
 	fmt.Fprintf(sh.ios.ErrOut, "connected to %s (protocol %s, %s era); help lists the commands, exit or Ctrl-D leaves\n",
 		sh.f.printer().UntrustedErr(name), sh.s.ProtocolVersion(), sh.s.Era())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/session"
 )
 
 // shellCache holds the names the shell's tab completion offers, listed
@@ -25,7 +26,7 @@ type shellCache struct {
 
 // refresh lists again what the server offers; a list that fails keeps its
 // last value.
-func (c *shellCache) refresh(ctx context.Context, s *session) {
+func (c *shellCache) refresh(ctx context.Context, s *session.Session) {
 	var (
 		tools     []client.Tool
 		prompts   []client.Prompt

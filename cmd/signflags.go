@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/signing"
 )
 
@@ -128,39 +128,65 @@ func (o *SignOptions) clock() time.Time {
 	return time.Now()
 }
 
+// Sign signs a call to tool with arguments exactly as sent, for the
+// pipeline's signing stage ([session.Signer]); it returns the signature
+// and the nonce in it, which the result must echo.
+func (o *SignOptions) Sign(tool string, arguments json.RawMessage) (any, string, error) {
+	if err := o.validate(); err != nil {
+		return nil, "", err
+	}
+	sig, err := signing.SignRequestAs(o.signKey, o.Canonical, o.KID, o.Timestamp, tool, arguments, o.clock())
+	if err != nil {
+		return nil, "", err
+	}
+	return sig, sig.Nonce, nil
+}
+
 // signHook returns the hook that signs a tools/call for
 // client.CallOptions.Sign when --sign-key is given, and nil without it. The
-// client hands the hook the arguments exactly as it sends them, so the
-// signature covers the bytes sent by construction. The hook stores the
-// nonce it chose in *nonce, to check the result against.
+// hook stores the nonce it chose in *nonce.
 func (o *SignOptions) signHook(nonce *string) func(tool string, arguments json.RawMessage) (any, error) {
 	if o.SignKey == "" {
 		return nil
 	}
 	return func(tool string, arguments json.RawMessage) (any, error) {
-		if err := o.validate(); err != nil {
-			return nil, err
-		}
-		sig, err := signing.SignRequestAs(o.signKey, o.Canonical, o.KID, o.Timestamp, tool, arguments, o.clock())
-		if err != nil {
-			return nil, err
-		}
-		*nonce = sig.Nonce
-		return sig, nil
+		sig, n, err := o.Sign(tool, arguments)
+		*nonce = n
+		return sig, err
 	}
 }
 
-// verifyResult checks the signature of res, the result of calling tool with
-// a request signed with nonce, when --verify-key is given. It returns nil or
-// a *signing.VerifyError (exit code 6).
-func (o *SignOptions) verifyResult(tool string, res *client.CallToolResult, nonce string) error {
+// VerifyResult checks the signature of raw, the result of calling tool
+// with a request signed with nonce, for the pipeline's verification stage
+// ([session.Verifier]). It returns nil or a *signing.VerifyError (exit
+// code 6).
+func (o *SignOptions) VerifyResult(tool string, raw json.RawMessage, nonce string) error {
 	if !o.verifying() {
 		return nil
 	}
 	if err := o.validate(); err != nil {
 		return err
 	}
-	return signing.VerifyResult(o.verifyKey, o.Canonical, tool, res.Raw, nonce, o.clock(), o.MaxSkew)
+	return signing.VerifyResult(o.verifyKey, o.Canonical, tool, raw, nonce, o.clock(), o.MaxSkew)
+}
+
+// stages returns the pipeline's signing and verification stages these
+// options ask for, nil for each that is not asked for.
+func (o *SignOptions) stages() (session.Signer, session.Verifier) {
+	var (
+		s session.Signer
+		v session.Verifier
+	)
+	if o == nil {
+		return nil, nil
+	}
+	if o.SignKey != "" {
+		s = o
+	}
+	if o.verifying() {
+		v = o
+	}
+	return s, v
 }
 
 // verifiedJSON is what -o json prints when a result was verified: the

@@ -68,7 +68,7 @@ func connectSigning(t *testing.T, form string) *client.Client {
 		defer close(done)
 		_ = s.Run(ctx, &pipeTransport{conn: serverConn})
 	}()
-	c, err := client.Connect(ctx, transportFunc(func(context.Context) (transport.Connection, error) { return clientConn, nil }), client.Options{})
+	c, err := client.Connect(ctx, transport.Func(func(context.Context) (transport.Connection, error) { return clientConn, nil }), client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func (c *pipeSDKConn) SessionID() string { return "" }
 
 // TestSignedCallRoundTrip checks that what the signHook signs is what
 // client.CallTool sends (the server verifies the request over the bytes it
-// received) and that verifyResult accepts the server's signature over the
+// received) and that VerifyResult accepts the server's signature over the
 // bytes it sent, for arguments as ParseArgs types them.
 func TestSignedCallRoundTrip(t *testing.T) {
 	argSets := [][]string{
@@ -147,16 +147,16 @@ func TestSignedCallRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("the server refused the signed request: %v", err)
 				}
-				if err := o.verifyResult("args", res, nonce); err != nil {
-					t.Fatalf("verifyResult: %v\nresult: %s", err, res.Raw)
+				if err := o.VerifyResult("args", res.Raw, nonce); err != nil {
+					t.Fatalf("VerifyResult: %v\nresult: %s", err, res.Raw)
 				}
 				// Another tool name or nonce must not verify.
 				var verr *signing.VerifyError
-				if err := o.verifyResult("other", res, nonce); !errors.As(err, &verr) || !errors.Is(err, signing.ErrValueMismatch) {
-					t.Errorf("verifyResult for another tool = %v, want a value mismatch", err)
+				if err := o.VerifyResult("other", res.Raw, nonce); !errors.As(err, &verr) || !errors.Is(err, signing.ErrValueMismatch) {
+					t.Errorf("VerifyResult for another tool = %v, want a value mismatch", err)
 				}
-				if err := o.verifyResult("args", res, "0123"); !errors.As(err, &verr) || !errors.Is(err, signing.ErrNonceMismatch) {
-					t.Errorf("verifyResult for another nonce = %v, want a nonce mismatch", err)
+				if err := o.VerifyResult("args", res.Raw, "0123"); !errors.As(err, &verr) || !errors.Is(err, signing.ErrNonceMismatch) {
+					t.Errorf("VerifyResult for another nonce = %v, want a nonce mismatch", err)
 				}
 			})
 		}
@@ -221,8 +221,8 @@ func TestSignCallWithoutKeyDoesNothing(t *testing.T) {
 	if hook := o.signHook(&nonce); hook != nil {
 		t.Errorf("signHook without --sign-key is not nil")
 	}
-	if err := o.verifyResult("echo", &client.CallToolResult{Raw: json.RawMessage(`{"content":[]}`)}, ""); err != nil {
-		t.Errorf("verifyResult without --verify-key = %v", err)
+	if err := o.VerifyResult("echo", json.RawMessage(`{"content":[]}`), ""); err != nil {
+		t.Errorf("VerifyResult without --verify-key = %v", err)
 	}
 }
 

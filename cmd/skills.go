@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
+	"github.com/mcpctl/mcpctl/session"
 )
 
 // SkillsOptions are the options of `mcpctl skills list` and
@@ -134,7 +135,7 @@ func skillsListRun(ctx context.Context, opts *SkillsOptions) error {
 	defer s.Close()
 	skills, err := s.ListSkills(ctx)
 	if err != nil {
-		return fmt.Errorf("listing the skills of %s: %w", s.name, err)
+		return fmt.Errorf("listing the skills of %s: %w", s.Name(), err)
 	}
 	p := f.printer()
 	if opts.Output.structured() {
@@ -210,7 +211,7 @@ func skillsGetRun(ctx context.Context, opts *SkillsOptions) error {
 // findSkill finds the entry of a skill by name in skills/list, or by its
 // SKILL.md URI through skills/get (through skills/list when the server
 // has no skills/get).
-func findSkill(ctx context.Context, s *session, skill string) (*client.SkillEntry, error) {
+func findSkill(ctx context.Context, s *session.Session, skill string) (*client.SkillEntry, error) {
 	isURI := strings.Contains(skill, "://")
 	if isURI {
 		e, err := s.GetSkill(ctx, skill)
@@ -219,12 +220,12 @@ func findSkill(ctx context.Context, s *session, skill string) (*client.SkillEntr
 		}
 		var rpc *client.RPCError
 		if !errors.As(err, &rpc) || rpc.Code != client.CodeMethodNotFound {
-			return nil, fmt.Errorf("getting the skill %q from %s: %w", skill, s.name, err)
+			return nil, fmt.Errorf("getting the skill %q from %s: %w", skill, s.Name(), err)
 		}
 	}
 	skills, err := s.ListSkills(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("listing the skills of %s: %w", s.name, err)
+		return nil, fmt.Errorf("listing the skills of %s: %w", s.Name(), err)
 	}
 	var names []string
 	for i := range skills {
@@ -234,17 +235,17 @@ func findSkill(ctx context.Context, s *session, skill string) (*client.SkillEntr
 		names = append(names, skills[i].Name())
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%s lists no skills, so there is no %q", s.name, skill)
+		return nil, fmt.Errorf("%s lists no skills, so there is no %q", s.Name(), skill)
 	}
-	return nil, fmt.Errorf("%s has no skill %q (its skills: %s; see mcpctl skills list)", s.name, skill, strings.Join(names, ", "))
+	return nil, fmt.Errorf("%s has no skill %q (its skills: %s; see mcpctl skills list)", s.Name(), skill, strings.Join(names, ", "))
 }
 
 // readVerified reads uri and verifies every content item against entry; a
 // mismatch is a validation failure (exit 5) and nothing of it is returned.
-func readVerified(ctx context.Context, s *session, entry client.SkillEntry, uri string) (*client.ReadResourceResult, error) {
+func readVerified(ctx context.Context, s *session.Session, entry client.SkillEntry, uri string) (*client.ReadResourceResult, error) {
 	res, err := s.ReadResource(ctx, uri)
 	if err != nil {
-		return nil, fmt.Errorf("reading %q from %s: %w", uri, s.name, err)
+		return nil, fmt.Errorf("reading %q from %s: %w", uri, s.Name(), err)
 	}
 	if len(res.Contents) != 1 {
 		return nil, &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("verifying %s: resources/read returned %d contents, expected the one file", uri, len(res.Contents))}

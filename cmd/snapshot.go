@@ -102,13 +102,13 @@ func takeSnapshot(ctx context.Context, f *Factory, o *ServerOptions) (*surface.S
 		}
 		items, err := s.ListAll(ctx, k.Method, k.Key)
 		if err != nil {
-			return nil, fmt.Errorf("listing the %s of %s for the snapshot: %w", k.Kind, s.name, err)
+			return nil, fmt.Errorf("listing the %s of %s for the snapshot: %w", k.Kind, s.Name(), err)
 		}
 		*lists[k.Kind] = items
 	}
 	snap, err := surface.Take(src)
 	if err != nil {
-		return nil, fmt.Errorf("the surface of %s: %w", s.name, err)
+		return nil, fmt.Errorf("the surface of %s: %w", s.Name(), err)
 	}
 	return snap, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
+	"github.com/mcpctl/mcpctl/session"
 )
 
 // TasksOptions are the options of `mcpctl tasks list|get|cancel|result`.
@@ -103,11 +104,11 @@ func tasksRun(ctx context.Context, name string, opts *TasksOptions) error {
 	switch name {
 	case "list":
 		if !s.TaskCapabilities().List && s.Era() == client.EraLegacy {
-			f.printer().Warning(fmt.Sprintf("%s does not declare tasks.list; asking anyway", s.name))
+			f.printer().Warning(fmt.Sprintf("%s does not declare tasks.list; asking anyway", s.Name()))
 		}
 		tasks, err := s.ListTasks(ctx)
 		if err != nil {
-			return fmt.Errorf("listing the tasks of %s: %w", s.name, err)
+			return fmt.Errorf("listing the tasks of %s: %w", s.Name(), err)
 		}
 		if opts.Output.structured() {
 			return opts.Output.write(p, map[string]any{"tasks": tasks})
@@ -125,7 +126,7 @@ func tasksRun(ctx context.Context, name string, opts *TasksOptions) error {
 			t, err = s.CancelTask(ctx, opts.TaskID)
 		}
 		if err != nil {
-			return fmt.Errorf("tasks %s %q on %s: %w", name, opts.TaskID, s.name, err)
+			return fmt.Errorf("tasks %s %q on %s: %w", name, opts.TaskID, s.Name(), err)
 		}
 		if t == nil { // a modern cancel: an acknowledgement
 			if opts.Output.structured() {
@@ -141,7 +142,7 @@ func tasksRun(ctx context.Context, name string, opts *TasksOptions) error {
 	case "result":
 		res, err := s.TaskResult(ctx, opts.TaskID)
 		if err != nil {
-			return fmt.Errorf("the result of task %q on %s: %w", opts.TaskID, s.name, err)
+			return fmt.Errorf("the result of task %q on %s: %w", opts.TaskID, s.Name(), err)
 		}
 		if opts.Output.structured() {
 			if err := opts.Output.write(p, res.Raw); err != nil {
@@ -182,7 +183,7 @@ func taskFields(p *render.Printer, t *client.Task) [][2]string {
 // callTask runs a tool call as a task, showing its status on stderr as it
 // changes: on a terminal one live line (cleared by the caller when the
 // call ends), else one line per change.
-func callTask(ctx context.Context, f *Factory, s *session, name string, args map[string]any, co client.CallOptions) (*client.CallToolResult, error) {
+func callTask(ctx context.Context, f *Factory, s *session.Session, name string, args map[string]any, co client.CallOptions) (*client.CallToolResult, error) {
 	data, err := client.MarshalArguments(args)
 	if err != nil {
 		return nil, fmt.Errorf("calling tool %q: %w", name, err)

@@ -253,7 +253,7 @@ func testInit(ctx context.Context, opts *TestOptions) error {
 	defer s.Close()
 	tools, err := s.ListTools(ctx)
 	if err != nil {
-		return fmt.Errorf("listing the tools of %s: %w", s.name, err)
+		return fmt.Errorf("listing the tools of %s: %w", s.Name(), err)
 	}
 	// Headers and env are left out: they may hold secrets.
 	server := &testrun.Server{Command: opts.Server.Command, URL: opts.Server.URL, Name: opts.Server.Server}

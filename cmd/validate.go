@@ -156,11 +156,11 @@ func validateToolRun(ctx context.Context, opts *ValidateOptions) error {
 	}
 	defer s.Close()
 	if !s.HasCapability("tools") {
-		return fmt.Errorf("%s offers no tools: it did not declare the \"tools\" capability in initialize", s.name)
+		return fmt.Errorf("%s offers no tools: it did not declare the \"tools\" capability in initialize", s.Name())
 	}
 	tools, err := s.ListTools(ctx)
 	if err != nil {
-		return fmt.Errorf("listing the tools of %s to find %q: %w", s.name, opts.Tool, err)
+		return fmt.Errorf("listing the tools of %s to find %q: %w", s.Name(), opts.Tool, err)
 	}
 	tool := findTool(tools, opts.Tool)
 	if tool == nil {
@@ -272,9 +272,9 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 	defer s.Close()
 	// In the modern era the session opened with server/discover, whose
 	// result InitializeResult holds; lint checks it as such.
-	srv, err := lint.Collect(ctx, s.Client, s.InitializeResult().Raw, lint.Options{Era: s.Era(), ProtocolVersion: s.ProtocolVersion(), ProbeUndeclared: opts.ProbeUndeclared})
+	srv, err := lint.Collect(ctx, s, s.InitializeResult().Raw, lint.Options{Era: s.Era(), ProtocolVersion: s.ProtocolVersion(), ProbeUndeclared: opts.ProbeUndeclared})
 	if err != nil {
-		return fmt.Errorf("linting %s: %w", s.name, err)
+		return fmt.Errorf("linting %s: %w", s.Name(), err)
 	}
 	noiseMu.Lock()
 	srv.StdoutNoise = slices.Clone(noise)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
+	"github.com/mcpctl/mcpctl/session"
 )
 
 // WatchOptions are the options of `mcpctl watch`.
@@ -127,7 +128,7 @@ func checkLogLevelFlag(level string) error {
 // applyLogLevel asks the server of s for its logs at level, if one is
 // given. A server without the logging capability gets a warning, not a
 // failure: it simply has no logs to show.
-func applyLogLevel(ctx context.Context, f *Factory, s *session, level string) error {
+func applyLogLevel(ctx context.Context, f *Factory, s *session.Session, level string) error {
 	if level == "" {
 		return nil
 	}
@@ -138,7 +139,7 @@ func applyLogLevel(ctx context.Context, f *Factory, s *session, level string) er
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("asking %s for its logs at %s: %w", s.name, level, err)
+		return fmt.Errorf("asking %s for its logs at %s: %w", s.Name(), level, err)
 	}
 	return nil
 }
@@ -203,7 +204,7 @@ func watchListKinds() []*watchList {
 }
 
 // fetch lists l again and returns what changed since the last fetch.
-func (l *watchList) fetch(ctx context.Context, s *session) (added, removed, changed []string, err error) {
+func (l *watchList) fetch(ctx context.Context, s *session.Session) (added, removed, changed []string, err error) {
 	raw, err := s.ListAll(ctx, l.method, l.key)
 	if err != nil {
 		return nil, nil, nil, err
@@ -291,7 +292,7 @@ type (
 // watcher prints the events of one watch.
 type watcher struct {
 	opts  *WatchOptions
-	s     *session
+	s     *session.Session
 	p     *render.Printer
 	json  bool
 	lists map[string]*watchList
@@ -332,7 +333,7 @@ func watchRun(ctx context.Context, opts *WatchOptions) error {
 			continue
 		}
 		if _, _, _, err := l.fetch(ctx, s); err != nil {
-			return stopped(fmt.Errorf("listing the %s of %s: %w", l.kind, s.name, err))
+			return stopped(fmt.Errorf("listing the %s of %s: %w", l.kind, s.Name(), err))
 		}
 		w.lists[l.kind] = l
 		lists = append(lists, l.kind)
@@ -341,7 +342,7 @@ func watchRun(ctx context.Context, opts *WatchOptions) error {
 	want.ResourceSubscriptions = opts.Subscribe
 	sub, err := s.Subscribe(ctx, want)
 	if err != nil {
-		return stopped(fmt.Errorf("subscribing to the notifications of %s: %w", s.name, err))
+		return stopped(fmt.Errorf("subscribing to the notifications of %s: %w", s.Name(), err))
 	}
 	defer sub.Close()
 	w.subscribed(sub, lists)
@@ -551,7 +552,7 @@ func (w *watcher) ended(ctx context.Context, q *watchQueue, why error) error {
 	}
 	var ended *client.SubscriptionEndedError
 	if errors.As(why, &ended) && ended.Err != nil {
-		return fmt.Errorf("watching %s: %w", w.s.name, ended.Err)
+		return fmt.Errorf("watching %s: %w", w.s.Name(), ended.Err)
 	}
 	reason := "the server ended the subscription"
 	if why != nil {

@@ -178,3 +178,9 @@ func isProbe(ctx context.Context) bool {
 	p, _ := ctx.Value(probeKey{}).(bool)
 	return p
 }
+
+// Func adapts a function to [Transport].
+type Func func(ctx context.Context) (Connection, error)
+
+// Connect calls f.
+func (f Func) Connect(ctx context.Context) (Connection, error) { return f(ctx) }
