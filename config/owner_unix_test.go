@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -69,5 +70,8 @@ func TestDiscoverIgnoresWritableProjectFile(t *testing.T) {
 	var unsafe *UnsafeFileError
 	if len(cat.Problems) != 1 || cat.Problems[0].File != path || !errors.As(cat.Problems[0], &unsafe) {
 		t.Errorf("problems = %v, want the file reported as ignored", cat.Problems)
+	}
+	if _, _, err := cat.Find("x"); err == nil || !strings.Contains(err.Error(), "ignored as others could have written them: "+path) {
+		t.Errorf("Find(x) error = %v, want it to name the ignored file", err)
 	}
 }

@@ -202,13 +202,31 @@ type Catalog struct {
 type NotFoundError struct {
 	Name  string
 	Known []string
+	// Ignored are project files left unread as unsafe (see
+	// [UnsafeFileError]), which may define the name.
+	Ignored []string
 }
 
 func (e *NotFoundError) Error() string {
+	msg := fmt.Sprintf("no server named %q (known: %s; mcpctl servers lists them)", e.Name, strings.Join(e.Known, ", "))
 	if len(e.Known) == 0 {
-		return fmt.Sprintf("no server named %q: none is defined in mcpctl's config or in an editor's MCP file (mcpctl servers --help says where they are looked for)", e.Name)
+		msg = fmt.Sprintf("no server named %q: none is defined in mcpctl's config or in an editor's MCP file (mcpctl servers --help says where they are looked for)", e.Name)
 	}
-	return fmt.Sprintf("no server named %q (known: %s; mcpctl servers lists them)", e.Name, strings.Join(e.Known, ", "))
+	if len(e.Ignored) > 0 {
+		msg += fmt.Sprintf("; ignored as others could have written them: %s", strings.Join(e.Ignored, ", "))
+	}
+	return msg
+}
+
+// notFound is the [*NotFoundError] for name.
+func (c *Catalog) notFound(name string) *NotFoundError {
+	e := &NotFoundError{Name: name, Known: c.Names()}
+	for _, p := range c.Problems {
+		if unsafe := (*UnsafeFileError)(nil); errors.As(p.Err, &unsafe) {
+			e.Ignored = append(e.Ignored, p.File)
+		}
+	}
+	return e
 }
 
 // Find returns the definition of name that wins and the ones it shadows.
@@ -231,7 +249,7 @@ func (c *Catalog) Find(name string) (Server, []Server, error) {
 			if len(found) > 0 {
 				return Server{}, nil, fmt.Errorf("server %q is not defined in a %s file (it is in %s)", bare, scope, found[0].File)
 			}
-			return Server{}, nil, &NotFoundError{Name: bare, Known: c.Names()}
+			return Server{}, nil, c.notFound(bare)
 		}
 		return found[i], slices.Delete(slices.Clone(found), i, i+1), nil
 	}
@@ -243,7 +261,7 @@ func (c *Catalog) Find(name string) (Server, []Server, error) {
 			return Server{}, nil, p
 		}
 	}
-	return Server{}, nil, &NotFoundError{Name: name, Known: c.Names()}
+	return Server{}, nil, c.notFound(name)
 }
 
 // SplitScope splits a server name written scope:NAME; scope is "" when
