@@ -505,9 +505,12 @@ func ruleNeeds(ts *testscript.TestScript, words []string, code, cwd string, adde
 			return "a server named " + words[i+1] + " in the reader's config"
 		}
 	}
-	if mcpctl && sub(1) == "servers" && (sub(2) == "show" || sub(2) == "remove") && sub(3) != "" && !strings.HasPrefix(sub(3), "-") &&
+	if mcpctl && sub(1) == "servers" && (sub(2) == "show" || sub(2) == "remove" || sub(2) == "trust" || sub(2) == "untrust") && sub(3) != "" && !strings.HasPrefix(sub(3), "-") &&
 		!slices.Contains(added, sub(3)) {
 		return "a server named " + sub(3) + " in the reader's config"
+	}
+	if mcpctl && sub(1) == "servers" && (sub(2) == "trust" || sub(2) == "untrust") && has("--all") {
+		return "the reader's project files (.mcp.json and the like)"
 	}
 	if mcpctl && sub(1) == "scaffold" && sub(2) == "tool" {
 		proj := cwd

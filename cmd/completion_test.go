@@ -75,7 +75,8 @@ func TestCompleteServerNames(t *testing.T) {
 	e.write(t, ".mcp.json", `{"mcpServers": {"alpha": {"command": "project-a"}}}`)
 	ios, _, _, _ := Test()
 	got := complete(t, e.factory(ios), "list", "-s", "")
-	want := []string{"alpha\tclaude-code: project-a", "beta\tcursor: http://****@h/mcp", ":4"}
+	// The user's own alpha wins over the project's.
+	want := []string{"alpha\tcursor: a", "beta\tcursor: http://****@h/mcp", ":4"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -247,6 +247,10 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 		}
 		fmt.Fprintln(f.IOStreams.ErrOut, msg)
 	}
+	// A project's entry is neither started nor expanded unless approved.
+	if def, err = f.vetNamed(cat, def, shadowed); err != nil {
+		return nil, err
+	}
 	h := f.host()
 	def, err = def.Expand(config.Expander{LookupEnv: f.LookupEnv, Home: h.Home, Cwd: h.Cwd, Input: f.askInput})
 	if err != nil {

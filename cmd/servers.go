@@ -3,7 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -34,15 +33,23 @@ defined in several places is taken from the first):
 
   1. mcpctl's config file: --config FILE, else
      $XDG_CONFIG_HOME/mcpctl/config.yaml or ~/.config/mcpctl/config.yaml
-  2. project files, in the working directory, then each parent up to the
-     repository root: .mcp.json (Claude Code), .cursor/mcp.json (Cursor),
-     .vscode/mcp.json (VS Code)
-  3. user files: ~/.claude.json (Claude Code: the current project's servers,
+  2. user files: ~/.claude.json (Claude Code: the current project's servers,
      then the top-level ones), ~/.cursor/mcp.json (Cursor),
      claude_desktop_config.json (Claude Desktop: ~/.config/Claude on Linux,
      ~/Library/Application Support/Claude on macOS, %APPDATA%\Claude on
      Windows), ~/.codeium/windsurf/mcp_config.json (Windsurf), and VS Code's
      user mcp.json (Code/User/ next to Claude Desktop's folder)
+  3. project files, in the working directory, then each parent up to the
+     repository root or your home folder: .mcp.json (Claude Code),
+     .cursor/mcp.json (Cursor), .vscode/mcp.json (VS Code). A file not
+     yours, or writable by others, is ignored with a warning.
+
+A project file comes with the repository, so its servers need your
+approval: until mcpctl servers trust NAME (or a yes on the terminal), -s
+NAME neither starts nor contacts one and expands none of its ${…}
+references; an edit to the entry asks again. A project server never
+replaces your own of the same name: yours is used, with a warning, and
+-s project:NAME picks the project's.
 
 -v on a command says which definition -s picked. In definitions, ${VAR}
 and ${env:VAR} are environment variables (${VAR:-default} too), and VS
@@ -50,12 +57,14 @@ Code's ${input:ID} is asked for on the terminal, or taken from
 MCPCTL_INPUT_ID (the ID in upper case, other characters as _).
 
 The list has the columns NAME, SOURCE (the file), KIND (stdio, http, sse,
-or auto for a URL whose transport is detected) and TARGET (the command line
-or the URL without credentials). It is a table on a terminal, where a name
-shadowed by an earlier definition is marked; tab-separated lines when
-piped, ordered by name and then precedence; -o json prints
-{"servers": [{"name", "origin", "file", "scope", "kind", "target",
-"shadowed"}]}. Files that cannot be read are reported on stderr.`,
+or auto for a URL whose transport is detected), TARGET (the command line
+or the URL without credentials) and TRUST (own for your files; trusted,
+untrusted or changed for a project's). Listing runs and contacts nothing.
+It is a table on a terminal, where a name shadowed by an earlier
+definition is marked; tab-separated lines when piped, ordered by name and
+then precedence; -o json prints {"servers": [{"name", "origin", "file",
+"scope", "kind", "target", "trust", "shadowed"}]}. Files that cannot be
+read are reported on stderr.`,
 		Example: `  mcpctl servers
   mcpctl servers add everything -- npx -y @modelcontextprotocol/server-everything
   mcpctl servers add remote --url https://example.com/mcp -H 'Authorization: Bearer ${TOKEN}'
@@ -74,7 +83,8 @@ piped, ordered by name and then precedence; -o json prints
 		},
 	}
 	addOutputFlags(cmd, &opts.Output)
-	cmd.AddCommand(newCmdServersList(f), newCmdServersAdd(f, nil), newCmdServersShow(f), newCmdServersRemove(f))
+	cmd.AddCommand(newCmdServersList(f), newCmdServersAdd(f, nil), newCmdServersShow(f), newCmdServersRemove(f),
+		newCmdServersTrust(f, false), newCmdServersTrust(f, true))
 	return cmd
 }
 
@@ -105,6 +115,7 @@ type serverEntry struct {
 	Scope    string `json:"scope"`
 	Kind     string `json:"kind"`
 	Target   string `json:"target"`
+	Trust    string `json:"trust"`
 	Shadowed bool   `json:"shadowed"`
 }
 
@@ -118,16 +129,19 @@ func serversRun(opts *ServersOptions) error {
 	for _, pr := range cat.Problems {
 		p.Warning(pr.Error())
 	}
-	scopes := map[string]string{}
-	for _, src := range cat.Searched {
-		scopes[src.Path] = src.Scope
+	// Without a store every project entry reads as untrusted, as -s
+	// would treat it.
+	store, err := f.trustStore()
+	if err != nil {
+		p.Warning(err.Error())
+		store = &config.TrustStore{}
 	}
 	seen := map[string]bool{}
 	entries := make([]serverEntry, 0, len(cat.Servers))
 	for _, s := range cat.Servers {
 		entries = append(entries, serverEntry{
-			Name: s.Name, Origin: s.Origin, File: s.File, Scope: scopes[s.File],
-			Kind: s.Transport, Target: target(s), Shadowed: seen[s.Name],
+			Name: s.Name, Origin: s.Origin, File: s.File, Scope: s.Scope,
+			Kind: s.Transport, Target: target(s), Trust: store.State(s), Shadowed: seen[s.Name],
 		})
 		seen[s.Name] = true
 	}
@@ -146,10 +160,10 @@ func serversRun(opts *ServersOptions) error {
 			}
 			file = tildePath(file, home)
 		}
-		rows = append(rows, []string{name, file, e.Kind, e.Target})
+		rows = append(rows, []string{name, file, e.Kind, e.Target, e.Trust})
 	}
 	// The file is whole so it can be opened; the target wraps.
-	cols := []render.Column{{Header: "NAME", Whole: true}, {Header: "SOURCE", Whole: true}, {Header: "KIND", Whole: true}, {Header: "TARGET"}}
+	cols := []render.Column{{Header: "NAME", Whole: true}, {Header: "SOURCE", Whole: true}, {Header: "KIND", Whole: true}, {Header: "TARGET"}, {Header: "TRUST", Whole: true}}
 	return p.Columns(cols, rows, "No named servers: add one with mcpctl servers add, or define one in an editor's MCP file.")
 }
 
@@ -280,222 +294,4 @@ func (f *Factory) configPath() (string, error) {
 		return p, nil
 	}
 	return "", flagErrorf("no place for mcpctl's config file: neither HOME nor XDG_CONFIG_HOME is set; name one with --config FILE")
-}
-
-// ServersShowOptions are the options of `mcpctl servers show`.
-type ServersShowOptions struct {
-	Factory *Factory
-	Output  OutputOptions
-	Name    string
-}
-
-func newCmdServersShow(f *Factory) *cobra.Command {
-	opts := &ServersShowOptions{Factory: f}
-	cmd := &cobra.Command{
-		Use:   "show <name> [flags]",
-		Short: "Show the definition -s NAME uses, secrets masked",
-		Long: `Show the definition of a named server that -s NAME uses: where it comes
-from, its transport, command line, folder, URL and timeout, and the names
-of its environment variables and headers. It is shown as written in its
-file, ${…} references unexpanded, and never shows a secret: every
-environment and header value is printed as ****, and a URL's user
-information and query values are masked. Definitions of the same name that
-it shadows are listed last.`,
-		Example: `  mcpctl servers show everything
-  mcpctl servers show everything -o json`,
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: f.completeServerArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			if err := opts.Output.validate(); err != nil {
-				return err
-			}
-			return serversShowRun(opts)
-		},
-	}
-	addOutputFlags(cmd, &opts.Output)
-	return cmd
-}
-
-// serverDetail is the -o json form of servers show.
-type serverDetail struct {
-	Name    string            `json:"name"`
-	Origin  string            `json:"origin"`
-	File    string            `json:"file"`
-	Kind    string            `json:"kind"`
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	Cwd     string            `json:"cwd,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
-	Timeout string            `json:"timeout,omitempty"`
-	Era     string            `json:"era,omitempty"`
-	// OAuth holds the server's OAuth settings; its secrets are env: or
-	// file: references (config refuses literal ones), never the values.
-	OAuth     *config.Auth `json:"oauth,omitempty"`
-	Inputs    []string     `json:"inputs,omitempty"`
-	Shadowing []serverRef  `json:"shadows,omitempty"`
-}
-
-type serverRef struct {
-	Origin string `json:"origin"`
-	File   string `json:"file"`
-}
-
-// masked returns m with every value replaced by the mask.
-func masked(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k := range m {
-		out[k] = config.Mask
-	}
-	return out
-}
-
-func serversShowRun(opts *ServersShowOptions) error {
-	f := opts.Factory
-	cat, err := f.Catalog()
-	if err != nil {
-		return err
-	}
-	s, shadowed, err := cat.Find(opts.Name)
-	if err != nil {
-		return &FlagError{Err: err}
-	}
-	d := serverDetail{
-		Name: s.Name, Origin: s.Origin, File: s.File, Kind: s.Transport,
-		Command: s.Command, Cwd: s.Cwd, URL: config.RedactURL(s.URL),
-		Env: masked(s.Env), Headers: masked(s.Headers),
-	}
-	for _, a := range s.Args {
-		d.Args = append(d.Args, redactURLWord(a))
-	}
-	if s.Timeout > 0 {
-		d.Timeout = s.Timeout.String()
-	}
-	d.Era = s.Era
-	if !s.Auth.IsZero() {
-		a := s.Auth
-		d.OAuth = &a
-	}
-	for _, in := range s.Inputs {
-		d.Inputs = append(d.Inputs, in.ID)
-	}
-	for _, sh := range shadowed {
-		d.Shadowing = append(d.Shadowing, serverRef{Origin: sh.Origin, File: sh.File})
-	}
-	p := f.printer()
-	if opts.Output.structured() {
-		return opts.Output.write(p, d)
-	}
-	fields := [][2]string{
-		{"Name", d.Name},
-		{"Source", d.File + " (" + d.Origin + ")"},
-		{"Kind", d.Kind},
-	}
-	if d.Command != "" {
-		words := []string{quoteWord(d.Command)}
-		for _, a := range d.Args {
-			words = append(words, quoteWord(a))
-		}
-		fields = append(fields, [2]string{"Command", strings.Join(words, " ")})
-	}
-	if d.Cwd != "" {
-		fields = append(fields, [2]string{"Cwd", d.Cwd})
-	}
-	if d.URL != "" {
-		fields = append(fields, [2]string{"URL", d.URL})
-	}
-	if len(d.Env) > 0 {
-		var lines []string
-		for _, k := range slices.Sorted(maps.Keys(d.Env)) {
-			lines = append(lines, k+"="+config.Mask)
-		}
-		fields = append(fields, [2]string{"Env", strings.Join(lines, "\n")})
-	}
-	if len(d.Headers) > 0 {
-		var lines []string
-		for _, k := range slices.Sorted(maps.Keys(d.Headers)) {
-			lines = append(lines, k+": "+config.Mask)
-		}
-		fields = append(fields, [2]string{"Headers", strings.Join(lines, "\n")})
-	}
-	if d.Timeout != "" {
-		fields = append(fields, [2]string{"Timeout", d.Timeout})
-	}
-	if d.Era != "" {
-		fields = append(fields, [2]string{"Era", d.Era})
-	}
-	if d.OAuth != nil {
-		fields = append(fields, [2]string{"OAuth", oauthLines(*d.OAuth)})
-	}
-	if len(d.Inputs) > 0 {
-		fields = append(fields, [2]string{"Inputs", strings.Join(d.Inputs, ", ")})
-	}
-	if len(d.Shadowing) > 0 {
-		var lines []string
-		for _, r := range d.Shadowing {
-			lines = append(lines, r.File+" ("+r.Origin+")")
-		}
-		fields = append(fields, [2]string{"Shadows", strings.Join(lines, "\n")})
-	}
-	return p.Fields(fields)
-}
-
-func newCmdServersRemove(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:     "remove <name>",
-		Aliases: []string{"rm"},
-		Short:   "Remove a named server from mcpctl's config file",
-		Long: `Remove a server from the servers: map of mcpctl's config file. Servers
-defined in an editor's file are that editor's to change: mcpctl never edits
-them.`,
-		Example:           "  mcpctl servers remove everything",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: f.completeServerArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return serversRemoveRun(f, args[0])
-		},
-	}
-	return cmd
-}
-
-func serversRemoveRun(f *Factory, name string) error {
-	path, err := f.configPath()
-	if err != nil {
-		return err
-	}
-	err = config.RemoveServer(path, name)
-	if errors.Is(err, config.ErrNoServer) {
-		if cat, cerr := f.Catalog(); cerr == nil {
-			if s, _, ferr := cat.Find(name); ferr == nil {
-				return flagErrorf("server %q is defined in %s (%s), not in mcpctl's config (%s); mcpctl edits only its own config", name, s.File, s.Origin, path)
-			}
-		}
-	}
-	switch {
-	case errors.Is(err, config.ErrNoServer):
-		return &FlagError{Err: err}
-	case err != nil:
-		// The file could not be read or written: not a usage error.
-		return fmt.Errorf("removing server %q: %w", name, err)
-	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "removed server %q from %s\n", name, path)
-	return nil
-}
-
-// oauthLines shows a server's OAuth settings, one "key value" a line.
-func oauthLines(a config.Auth) string {
-	var lines []string
-	for _, kv := range [][2]string{{"client-id", a.ClientID}, {"client-secret", a.ClientSecret}, {"client-key", a.ClientKey},
-		{"client-metadata-url", a.ClientMetadataURL}, {"grant", a.Grant}, {"assertion", a.Assertion}, {"id-token", a.IDToken},
-		{"idp-token-endpoint", a.IDPTokenEndpoint}, {"idp-client-id", a.IDPClientID}, {"scope", a.Scope}, {"dpop", a.DPoP}} {
-		if kv[1] != "" {
-			lines = append(lines, kv[0]+" "+kv[1])
-		}
-	}
-	return strings.Join(lines, "\n")
 }

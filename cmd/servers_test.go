@@ -129,9 +129,9 @@ func TestServersList(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	want := strings.Join([]string{
-		"local\t" + project + "\tsse\thttp://127.0.0.1:1/sse",
-		"local\t" + desktop + "\tstdio\tsrv --url https://****@h/x?k=****",
-		"remote\t" + desktop + "\tauto\thttps://****@mcp.example.com/mcp?token=****",
+		"local\t" + desktop + "\tstdio\tsrv --url https://****@h/x?k=****\town",
+		"local\t" + project + "\tsse\thttp://127.0.0.1:1/sse\tuntrusted",
+		"remote\t" + desktop + "\tauto\thttps://****@mcp.example.com/mcp?token=****\town",
 	}, "\n") + "\n"
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("piped list (-want +got):\n%s", diff)
@@ -143,7 +143,7 @@ func TestServersList(t *testing.T) {
 	ios, _, out, _ = Test()
 	ios.SetStdoutTTY(true)
 	execute(e.factory(ios), "servers")
-	for _, want := range []string{"NAME", "SOURCE", "KIND", "TARGET", "local (shadowed)", "~/.config/Claude/claude_desktop_config.json"} {
+	for _, want := range []string{"NAME", "SOURCE", "KIND", "TARGET", "TRUST", "local (shadowed)", "~/.config/Claude/claude_desktop_config.json"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -151,7 +151,7 @@ func TestServersList(t *testing.T) {
 
 	ios, _, out, _ = Test()
 	execute(e.factory(ios), "servers", "-o", "json", "--jq", `.servers[] | select(.shadowed) | .origin`)
-	if out.String() != "claude-desktop\n" {
+	if out.String() != "claude-code\n" {
 		t.Errorf("--jq shadowed origin = %q", out)
 	}
 }
@@ -298,6 +298,7 @@ const vscodeInputs = `{
 func TestVSCodeInputs(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(t, ".vscode/mcp.json", vscodeInputs)
+	e.trust(t, "weather")
 	o := ServerOptions{Server: "weather", Transport: "auto", Timeout: time.Minute}
 
 	// Without a terminal: an error naming the input and the variable.
@@ -363,11 +364,38 @@ func TestNamedServerVerbose(t *testing.T) {
 	}
 	// A server that never answers: enough to see which one was chosen.
 	path := e.write(t, ".mcp.json", `{"mcpServers": {"x": {"command": "`+exe+`", "args": ["-test.run=^$"]}}}`)
-	e.write(t, "~/.cursor/mcp.json", `{"mcpServers": {"x": {"command": "other"}}}`)
+	user := e.write(t, "~/.cursor/mcp.json", `{"mcpServers": {"x": {"command": "`+exe+`", "args": ["-test.run=^$"]}}}`)
 	ios, _, _, errOut := Test()
 	execute(e.factory(ios), "connect", "-s", "x", "-v", "--timeout", "100ms", "--server-stderr", "quiet")
-	want := `using server "x" from ` + path + ` (claude-code); it shadows the one in ` + filepath.Join(e.home, ".cursor", "mcp.json") + " (cursor)"
-	if !strings.Contains(errOut.String(), want) {
+	// The user's own definition wins, and the clash is said without -v too.
+	for _, want := range []string{
+		`using server "x" from ` + user + ` (cursor); it shadows the one in ` + path + " (claude-code)",
+		`warning: server "x" is also defined in the project file ` + path + `; using yours from ` + user + ` (-s project:x picks the project's)`,
+	} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+
+	// project:x asks for the project's, which needs trust first.
+	ios, _, _, errOut = Test()
+	if code := execute(e.factory(ios), "connect", "-s", "project:x", "--timeout", "100ms"); code != ExitUsage ||
+		!strings.Contains(errOut.String(), "run `mcpctl servers trust x`") {
+		t.Errorf("untrusted project:x: exit %d, %s", code, errOut)
+	}
+	e.trust(t, "x")
+	ios, _, _, errOut = Test()
+	execute(e.factory(ios), "connect", "-s", "project:x", "-v", "--timeout", "100ms", "--server-stderr", "quiet")
+	if want := `using server "x" from ` + path + " (claude-code)"; !strings.Contains(errOut.String(), want) {
 		t.Errorf("stderr %q lacks %q", errOut, want)
+	}
+}
+
+// trust runs mcpctl servers trust name in e.
+func (e *testEnv) trust(t *testing.T, name string) {
+	t.Helper()
+	ios, _, _, errOut := Test()
+	if code := execute(e.factory(ios), "servers", "trust", name); code != 0 {
+		t.Fatalf("servers trust %s: exit %d: %s", name, code, errOut)
 	}
 }

@@ -62,7 +62,7 @@ func parseEditorFile(src Source, data []byte, h Host, problems *[]*Problem) ([]S
 			}
 		}
 		var own []Server
-		for _, dir := range h.projectDirs() {
+		for _, dir := range h.ProjectDirs() {
 			p, ok := projects[dir]
 			if !ok {
 				p, ok = projects[filepath.ToSlash(dir)]
@@ -109,6 +109,10 @@ func parseServerMap(src Source, raw json.RawMessage, key string, problems *[]*Pr
 			continue
 		}
 		s.Origin, s.File, s.Dir = src.Origin, src.Path, src.Dir
+		var raw bytes.Buffer
+		if json.Compact(&raw, entries[name]) == nil {
+			s.Raw = raw.Bytes()
+		}
 		out = append(out, s)
 	}
 	return out, nil

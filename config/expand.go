@@ -52,7 +52,15 @@ func (e *ExpandError) Unwrap() error { return e.Err }
 // Expand returns s with every reference resolved, in command, args, env
 // values, cwd, url and header values. A relative cwd is taken relative to
 // the project folder of a project file.
+//
+// A project entry the user has not approved (s.Trusted unset, see
+// [TrustStore.Mark]) expands nothing: it is an [*UntrustedError], so that
+// a repository cannot have a secret of the environment put into a URL or a
+// header it chose.
 func (s Server) Expand(x Expander) (Server, error) {
+	if s.Scope == ScopeProject && !s.Trusted {
+		return Server{}, &UntrustedError{Name: s.Name, File: s.File}
+	}
 	e := &expansion{x: x, s: &s, inputs: map[string]string{}}
 	out := s
 	out.Command = e.expand("command", s.Command)

@@ -42,6 +42,16 @@ type Server struct {
 	// Dir is the project folder for a definition in a project file, the
 	// value of ${workspaceFolder}; empty for user files.
 	Dir string
+	// Scope is the kind of file the definition is in: ScopeConfig,
+	// ScopeUser or ScopeProject.
+	Scope string
+	// Raw is an editor's entry as written (compact JSON), what trust in a
+	// project entry is remembered by (see [Server.Fingerprint]).
+	Raw []byte
+	// Trusted says that the user approved this project entry as it is
+	// written (see [TrustStore.Mark]); [Server.Expand] refuses a project
+	// entry without it.
+	Trusted bool
 
 	// Transport is TransportStdio for a command, else how to reach URL.
 	Transport string
@@ -192,24 +202,56 @@ type Catalog struct {
 type NotFoundError struct {
 	Name  string
 	Known []string
+	// Ignored are project files left unread as unsafe (see
+	// [UnsafeFileError]), which may define the name.
+	Ignored []string
 }
 
 func (e *NotFoundError) Error() string {
+	msg := fmt.Sprintf("no server named %q (known: %s; mcpctl servers lists them)", e.Name, strings.Join(e.Known, ", "))
 	if len(e.Known) == 0 {
-		return fmt.Sprintf("no server named %q: none is defined in mcpctl's config or in an editor's MCP file (mcpctl servers --help says where they are looked for)", e.Name)
+		msg = fmt.Sprintf("no server named %q: none is defined in mcpctl's config or in an editor's MCP file (mcpctl servers --help says where they are looked for)", e.Name)
 	}
-	return fmt.Sprintf("no server named %q (known: %s; mcpctl servers lists them)", e.Name, strings.Join(e.Known, ", "))
+	if len(e.Ignored) > 0 {
+		msg += fmt.Sprintf("; ignored as others could have written them: %s", strings.Join(e.Ignored, ", "))
+	}
+	return msg
+}
+
+// notFound is the [*NotFoundError] for name.
+func (c *Catalog) notFound(name string) *NotFoundError {
+	e := &NotFoundError{Name: name, Known: c.Names()}
+	for _, p := range c.Problems {
+		if unsafe := (*UnsafeFileError)(nil); errors.As(p.Err, &unsafe) {
+			e.Ignored = append(e.Ignored, p.File)
+		}
+	}
+	return e
 }
 
 // Find returns the definition of name that wins and the ones it shadows.
-// When no definition is usable it returns the problem that names the
-// server, or a [*NotFoundError].
+// A name written scope:NAME (project:github, user:github, config:github)
+// picks the first definition of NAME from that scope's files, which is how
+// a project's server is chosen over the user's own of the same name. When
+// no definition is usable it returns the problem that names the server, or
+// a [*NotFoundError].
 func (c *Catalog) Find(name string) (Server, []Server, error) {
+	scope, bare := SplitScope(name)
 	var found []Server
 	for _, s := range c.Servers {
-		if s.Name == name {
+		if s.Name == bare {
 			found = append(found, s)
 		}
+	}
+	if scope != "" {
+		i := slices.IndexFunc(found, func(s Server) bool { return s.Scope == scope })
+		if i < 0 {
+			if len(found) > 0 {
+				return Server{}, nil, fmt.Errorf("server %q is not defined in a %s file (it is in %s)", bare, scope, found[0].File)
+			}
+			return Server{}, nil, c.notFound(bare)
+		}
+		return found[i], slices.Delete(slices.Clone(found), i, i+1), nil
 	}
 	if len(found) > 0 {
 		return found[0], found[1:], nil
@@ -219,7 +261,19 @@ func (c *Catalog) Find(name string) (Server, []Server, error) {
 			return Server{}, nil, p
 		}
 	}
-	return Server{}, nil, &NotFoundError{Name: name, Known: c.Names()}
+	return Server{}, nil, c.notFound(name)
+}
+
+// SplitScope splits a server name written scope:NAME; scope is "" when
+// name has no known scope before a colon.
+func SplitScope(name string) (scope, bare string) {
+	if sc, rest, ok := strings.Cut(name, ":"); ok && rest != "" {
+		switch sc {
+		case ScopeConfig, ScopeUser, ScopeProject:
+			return sc, rest
+		}
+	}
+	return "", name
 }
 
 // Names lists the server names, sorted, each once.
@@ -235,8 +289,8 @@ func (c *Catalog) Names() []string {
 // Scopes of the files servers come from, in order of precedence.
 const (
 	ScopeConfig  = "config"  // mcpctl's own config file
-	ScopeProject = "project" // files in the working directory or a parent
 	ScopeUser    = "user"    // files in the user's home or application data
+	ScopeProject = "project" // files in the working directory or a parent
 )
 
 // Source is a file that may define servers.
@@ -267,18 +321,21 @@ const (
 // Sources lists the files servers are looked for in, most important first:
 //
 //  1. mcpctl's config file (configPath);
-//  2. project files, in the working directory and then each parent up to
-//     the repository root (the first folder with .git) or the file system
-//     root: .mcp.json (Claude Code), .cursor/mcp.json (Cursor) and
-//     .vscode/mcp.json (VS Code);
-//  3. user files: ~/.claude.json (Claude Code: the servers of the
+//  2. user files: ~/.claude.json (Claude Code: the servers of the
 //     project, looked up by the working directory and its parents, then its
 //     top-level mcpServers), ~/.cursor/mcp.json (Cursor),
 //     claude_desktop_config.json (Claude Desktop: in $XDG_CONFIG_HOME/Claude
 //     or ~/.config/Claude on Linux, ~/Library/Application Support/Claude on
 //     macOS, %APPDATA%\Claude on Windows), ~/.codeium/windsurf/mcp_config.json
 //     (Windsurf), and VS Code's user mcp.json (Code/User/mcp.json in the same
-//     application-data folder as Claude Desktop's).
+//     application-data folder as Claude Desktop's);
+//  3. project files, in the working directory and then each parent up to
+//     the repository root (the first folder with .git) or the home folder,
+//     never above it (see [Host.ProjectDirs]): .mcp.json (Claude Code),
+//     .cursor/mcp.json (Cursor) and .vscode/mcp.json (VS Code).
+//
+// Project files come last: whoever wrote the repository wrote them, and a
+// name they define must not replace the user's own server of that name.
 func Sources(h Host, configPath string) []Source {
 	srcs := []Source{{Origin: OriginMcpctl, Scope: ScopeConfig, Path: configPath, format: formatMcpctl}}
 	var user []Source
@@ -297,7 +354,8 @@ func Sources(h Host, configPath string) []Source {
 	for _, s := range user {
 		userPaths[s.Path] = true
 	}
-	for _, dir := range h.projectDirs() {
+	srcs = append(srcs, user...)
+	for _, dir := range h.ProjectDirs() {
 		for _, s := range []Source{
 			{Origin: OriginClaudeCode, Path: h.join(dir, ".mcp.json"), format: formatMcpServers},
 			{Origin: OriginCursor, Path: h.join(dir, ".cursor", "mcp.json"), format: formatMcpServers},
@@ -311,7 +369,7 @@ func Sources(h Host, configPath string) []Source {
 			}
 		}
 	}
-	return append(srcs, user...)
+	return srcs
 }
 
 // appDataDir is the folder desktop applications keep their settings in.
@@ -337,26 +395,46 @@ func (h Host) appDataDir() string {
 	return h.join(h.Home, ".config")
 }
 
-// projectDirs are the working directory and its parents up to the
-// repository root or the file system root, nearest first. They are real
-// paths only when the host is this machine.
-func (h Host) projectDirs() []string {
+// ProjectDirs are the folders project files are looked for in, nearest
+// first: the working directory and its parents up to the repository root
+// (the first folder with .git) or the home folder, whichever comes first.
+// The walk never goes above the home folder nor reaches the file system
+// root: outside the home folder, a working directory in no repository is
+// the only folder searched. They are real paths only when the host is this
+// machine.
+func (h Host) ProjectDirs() []string {
 	if h.Cwd == "" {
 		return nil
+	}
+	home := ""
+	if h.Home != "" {
+		home = filepath.Clean(h.Home)
+	}
+	// A home of / would bound nothing.
+	if home == filepath.Dir(home) {
+		home = ""
 	}
 	var dirs []string
 	dir := filepath.Clean(h.Cwd)
 	for {
+		if dir == filepath.Dir(dir) {
+			// The file system root is nobody's project.
+			break
+		}
 		dirs = append(dirs, dir)
+		if dir == home {
+			return dirs
+		}
 		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 			return dirs
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return dirs
-		}
-		dir = parent
+		dir = filepath.Dir(dir)
 	}
+	// No repository and no home on the way up: only the working directory.
+	if len(dirs) > 1 {
+		dirs = dirs[:1]
+	}
+	return dirs
 }
 
 // Discover reads every source: mcpctl's config c (which may be nil) and
@@ -388,6 +466,13 @@ func Discover(h Host, c *Config) *Catalog {
 				continue
 			}
 			src.Found = true
+			if err == nil && src.Scope == ScopeProject {
+				if uerr := checkProjectFile(src.Path); uerr != nil {
+					cat.Searched = append(cat.Searched, src)
+					cat.Problems = append(cat.Problems, &Problem{File: src.Path, Origin: src.Origin, Err: uerr})
+					continue
+				}
+			}
 			if err == nil {
 				servers, err = parseEditorFile(src, data, h, &cat.Problems)
 			}
@@ -395,6 +480,9 @@ func Discover(h Host, c *Config) *Catalog {
 		cat.Searched = append(cat.Searched, src)
 		if err != nil {
 			cat.Problems = append(cat.Problems, &Problem{File: src.Path, Origin: src.Origin, Err: err})
+		}
+		for i := range servers {
+			servers[i].Scope = src.Scope
 		}
 		cat.Servers = append(cat.Servers, servers...)
 	}

@@ -66,30 +66,30 @@ func TestDiscoverEditorFiles(t *testing.T) {
 	vscodeInputs := []Input{{ID: "api-key", Type: "promptString", Description: "Weather API key", Password: true}}
 	want := []Server{
 		// mcpctl's config, in file order; "broken" is a problem.
-		{Name: "shared", Origin: OriginMcpctl, File: file(".config/mcpctl/config.yaml"), Transport: TransportStdio, Command: "mcpctl-shared", Args: []string{"--from", "mcpctl"}},
-		{Name: "remote", Origin: OriginMcpctl, File: file(".config/mcpctl/config.yaml"), Transport: TransportHTTP, URL: "https://mcp.example.com/mcp",
+		{Name: "shared", Origin: OriginMcpctl, Scope: ScopeConfig, File: file(".config/mcpctl/config.yaml"), Transport: TransportStdio, Command: "mcpctl-shared", Args: []string{"--from", "mcpctl"}},
+		{Name: "remote", Origin: OriginMcpctl, Scope: ScopeConfig, File: file(".config/mcpctl/config.yaml"), Transport: TransportHTTP, URL: "https://mcp.example.com/mcp",
 			Headers: map[string]string{"Authorization": "Bearer ${API_TOKEN}"}, Timeout: 2 * time.Minute},
-		// Project files: Claude Code, Cursor, VS Code; names sorted in each.
-		{Name: "project-sse", Origin: OriginClaudeCode, File: file("project/.mcp.json"), Dir: project, Transport: TransportSSE, URL: "http://localhost:8931/sse"},
-		{Name: "shared", Origin: OriginClaudeCode, File: file("project/.mcp.json"), Dir: project, Transport: TransportStdio, Command: "from-project", Args: []string{"--port", "${PORT:-3000}"}},
-		{Name: "cursor-project", Origin: OriginCursor, File: file("project/.cursor/mcp.json"), Dir: project, Transport: TransportStdio, Command: "python3", Args: []string{"${workspaceFolder}/server.py"}, Cwd: "tools"},
-		{Name: "vscode-stdio", Origin: OriginVSCode, File: file("project/.vscode/mcp.json"), Dir: project, Transport: TransportStdio, Command: "docker",
-			Args: []string{"run", "-i", "--rm", "mcp/fetch"}, Env: map[string]string{"URL": "http://a//b"}, Inputs: vscodeInputs},
-		{Name: "weather", Origin: OriginVSCode, File: file("project/.vscode/mcp.json"), Dir: project, Transport: TransportHTTP, URL: "https://weather.example.com/mcp",
-			Headers: map[string]string{"Authorization": "Bearer ${input:api-key}"}, Inputs: vscodeInputs},
 		// User files: Claude Code (this project's servers first), Cursor,
 		// Claude Desktop, Windsurf.
-		{Name: "in-project", Origin: OriginClaudeCode, File: file(".claude.json"), Dir: project, Transport: TransportHTTP, URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"X-Api-Key": "${env:KEY}"}},
-		{Name: "claude-user", Origin: OriginClaudeCode, File: file(".claude.json"), Transport: TransportStdio, Command: "uvx", Args: []string{"mcp-server-time"}},
-		{Name: "in-project", Origin: OriginClaudeCode, File: file(".claude.json"), Transport: TransportStdio, Command: "shadowed-by-the-project-entry"},
-		{Name: "cursor-local", Origin: OriginCursor, File: file(".cursor/mcp.json"), Transport: TransportStdio, Command: "node", Args: []string{"${userHome}/servers/index.js"}, Env: map[string]string{"TOKEN": "${env:CURSOR_TOKEN}"}},
-		{Name: "cursor-remote", Origin: OriginCursor, File: file(".cursor/mcp.json"), Transport: TransportAuto, URL: "https://cursor.example.com/sse?token=abc123"},
-		{Name: "filesystem", Origin: OriginClaudeDesktop, File: file(".config/Claude/claude_desktop_config.json"), Transport: TransportStdio, Command: "npx",
+		{Name: "in-project", Origin: OriginClaudeCode, Scope: ScopeUser, File: file(".claude.json"), Dir: project, Transport: TransportHTTP, URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"X-Api-Key": "${env:KEY}"}},
+		{Name: "claude-user", Origin: OriginClaudeCode, Scope: ScopeUser, File: file(".claude.json"), Transport: TransportStdio, Command: "uvx", Args: []string{"mcp-server-time"}},
+		{Name: "in-project", Origin: OriginClaudeCode, Scope: ScopeUser, File: file(".claude.json"), Transport: TransportStdio, Command: "shadowed-by-the-project-entry"},
+		{Name: "cursor-local", Origin: OriginCursor, Scope: ScopeUser, File: file(".cursor/mcp.json"), Transport: TransportStdio, Command: "node", Args: []string{"${userHome}/servers/index.js"}, Env: map[string]string{"TOKEN": "${env:CURSOR_TOKEN}"}},
+		{Name: "cursor-remote", Origin: OriginCursor, Scope: ScopeUser, File: file(".cursor/mcp.json"), Transport: TransportAuto, URL: "https://cursor.example.com/sse?token=abc123"},
+		{Name: "filesystem", Origin: OriginClaudeDesktop, Scope: ScopeUser, File: file(".config/Claude/claude_desktop_config.json"), Transport: TransportStdio, Command: "npx",
 			Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/me/Desktop"}, Env: map[string]string{"DEBUG": "1", "PORT": "8080"}},
-		{Name: "shared", Origin: OriginClaudeDesktop, File: file(".config/Claude/claude_desktop_config.json"), Transport: TransportStdio, Command: "from-claude-desktop"},
-		{Name: "windsurf-remote", Origin: OriginWindsurf, File: file(".codeium/windsurf/mcp_config.json"), Transport: TransportAuto, URL: "https://windsurf.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer w1nd"}},
+		{Name: "shared", Origin: OriginClaudeDesktop, Scope: ScopeUser, File: file(".config/Claude/claude_desktop_config.json"), Transport: TransportStdio, Command: "from-claude-desktop"},
+		{Name: "windsurf-remote", Origin: OriginWindsurf, Scope: ScopeUser, File: file(".codeium/windsurf/mcp_config.json"), Transport: TransportAuto, URL: "https://windsurf.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer w1nd"}},
+		// Project files, last: Claude Code, Cursor, VS Code; names sorted in each.
+		{Name: "project-sse", Origin: OriginClaudeCode, Scope: ScopeProject, File: file("project/.mcp.json"), Dir: project, Transport: TransportSSE, URL: "http://localhost:8931/sse"},
+		{Name: "shared", Origin: OriginClaudeCode, Scope: ScopeProject, File: file("project/.mcp.json"), Dir: project, Transport: TransportStdio, Command: "from-project", Args: []string{"--port", "${PORT:-3000}"}},
+		{Name: "cursor-project", Origin: OriginCursor, Scope: ScopeProject, File: file("project/.cursor/mcp.json"), Dir: project, Transport: TransportStdio, Command: "python3", Args: []string{"${workspaceFolder}/server.py"}, Cwd: "tools"},
+		{Name: "vscode-stdio", Origin: OriginVSCode, Scope: ScopeProject, File: file("project/.vscode/mcp.json"), Dir: project, Transport: TransportStdio, Command: "docker",
+			Args: []string{"run", "-i", "--rm", "mcp/fetch"}, Env: map[string]string{"URL": "http://a//b"}, Inputs: vscodeInputs},
+		{Name: "weather", Origin: OriginVSCode, Scope: ScopeProject, File: file("project/.vscode/mcp.json"), Dir: project, Transport: TransportHTTP, URL: "https://weather.example.com/mcp",
+			Headers: map[string]string{"Authorization": "Bearer ${input:api-key}"}, Inputs: vscodeInputs},
 	}
-	if diff := cmp.Diff(want, cat.Servers, cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, cat.Servers, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(Server{}, "Raw")); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
 
@@ -106,8 +106,16 @@ func TestDiscoverEditorFiles(t *testing.T) {
 
 	// The first definition of a name wins; the rest are shadowed.
 	got, shadowed, err := cat.Find("shared")
-	if err != nil || got.Origin != OriginMcpctl || len(shadowed) != 2 || shadowed[0].Origin != OriginClaudeCode || shadowed[1].Origin != OriginClaudeDesktop {
-		t.Errorf("Find(shared) = %v, %v, %v; want mcpctl's, shadowing claude-code's and claude-desktop's", got, shadowed, err)
+	if err != nil || got.Origin != OriginMcpctl || len(shadowed) != 2 || shadowed[0].Origin != OriginClaudeDesktop || shadowed[1].Origin != OriginClaudeCode {
+		t.Errorf("Find(shared) = %v, %v, %v; want mcpctl's, shadowing claude-desktop's and the project's", got, shadowed, err)
+	}
+	// scope:NAME picks the first definition of that scope.
+	got, shadowed, err = cat.Find("project:shared")
+	if err != nil || got.Scope != ScopeProject || got.Command != "from-project" || len(shadowed) != 2 {
+		t.Errorf("Find(project:shared) = %v, %v, %v; want the project's, shadowing the other two", got, shadowed, err)
+	}
+	if _, _, err := cat.Find("project:claude-user"); err == nil || !strings.Contains(err.Error(), "not defined in a project file") {
+		t.Errorf("Find(project:claude-user) error = %v, want it to say no project file defines it", err)
 	}
 	if _, _, err := cat.Find("broken"); err == nil || !strings.Contains(err.Error(), "comand") {
 		t.Errorf("Find(broken) error = %v, want the problem", err)

@@ -46,9 +46,9 @@ func TestAddAndRemoveServer(t *testing.T) {
 	}
 	cat := Discover(Host{GOOS: "linux", Home: t.TempDir()}, c)
 	want := []Server{
-		{Name: "ev", Origin: OriginMcpctl, File: path, Transport: TransportStdio, Command: "npx", Args: []string{"other"}, Env: map[string]string{"A": "1", "B": "2"}},
-		{Name: "local", Origin: OriginMcpctl, File: path, Transport: TransportStdio, Command: "srv", MaxMessageSize: 512 << 20, InheritEnv: true},
-		{Name: "remote", Origin: OriginMcpctl, File: path, Transport: TransportSSE, URL: "https://h/sse", Headers: map[string]string{"Authorization": "Bearer ${T}"}, Timeout: 90 * time.Second},
+		{Name: "ev", Origin: OriginMcpctl, Scope: ScopeConfig, File: path, Transport: TransportStdio, Command: "npx", Args: []string{"other"}, Env: map[string]string{"A": "1", "B": "2"}},
+		{Name: "local", Origin: OriginMcpctl, Scope: ScopeConfig, File: path, Transport: TransportStdio, Command: "srv", MaxMessageSize: 512 << 20, InheritEnv: true},
+		{Name: "remote", Origin: OriginMcpctl, Scope: ScopeConfig, File: path, Transport: TransportSSE, URL: "https://h/sse", Headers: map[string]string{"Authorization": "Bearer ${T}"}, Timeout: 90 * time.Second},
 	}
 	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "max-message-size: 512MiB\n") {
 		t.Errorf("max-message-size not written in a unit:\n%s", data)
