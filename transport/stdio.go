@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,9 +57,9 @@ const maxTail = 200
 // and Close still stops it within the grace periods.
 //
 // Memory: a long line is read in pieces and copied once into a slice of its
-// exact size, so it costs at most twice its size while being read and its
-// size once returned; after a line over 32 MiB the garbage collector is run
-// so the pieces are gone before the caller decodes the message.
+// exact size, so it costs at most twice its size while being read, and only
+// the returned slice stays reachable: the pieces are garbage once it is
+// handed over.
 //
 // Environment: the server gets [DefaultEnv] of Environ (a safe set of
 // variables such as PATH, HOME and the locale, without the secrets a shell
@@ -382,12 +381,6 @@ func (c *stdioConn) Read(ctx context.Context) (json.RawMessage, error) {
 	}
 }
 
-// gcAfterLine is the line size above which readLoop runs the garbage
-// collector before handing the message over: the pieces the line was
-// collected in are as big as the message, and without a collection now the
-// heap would grow by their size again while the client decodes it.
-const gcAfterLine = 32 << 20
-
 // readLoop frames stdout into messages and hands them to Read. Once the
 // messages end, for whatever reason, it keeps draining stdout without
 // keeping anything, until the stream ends or Close closes it, so that a
@@ -418,9 +411,6 @@ func (c *stdioConn) readMessages() error {
 				return fmt.Errorf("server sent a %w", err)
 			}
 			return c.endOfStream(err)
-		}
-		if len(line) > gcAfterLine {
-			runtime.GC()
 		}
 		msg, ok := checkLine(line, c.warn)
 		if !ok {
