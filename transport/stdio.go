@@ -117,6 +117,10 @@ type Command struct {
 	// after SIGTERM before SIGKILL; it also bounds how long Read waits for
 	// the process to exit once stdout ends. Zero means [DefaultGrace].
 	Grace time.Duration
+
+	// plainPipes makes the connection read and write its pipes through
+	// os.File alone, never pipeIO, so a benchmark can compare the two.
+	plainPipes bool
 }
 
 // String returns the command line, for error messages and traces. Arguments
@@ -216,10 +220,10 @@ func (c *Command) Connect(ctx context.Context) (Connection, error) {
 		stderrDone: make(chan struct{}),
 	}
 	conn.in, conn.out = stdinW, stdoutR
-	if p := newPipeIO(stdinW); p != nil {
+	if p := newPipeIO(stdinW); p != nil && !c.plainPipes {
 		conn.in = p
 	}
-	if p := newPipeIO(stdoutR); p != nil {
+	if p := newPipeIO(stdoutR); p != nil && !c.plainPipes {
 		conn.out = p
 	}
 	if conn.errOut == nil {
