@@ -117,10 +117,6 @@ type Command struct {
 	// after SIGTERM before SIGKILL; it also bounds how long Read waits for
 	// the process to exit once stdout ends. Zero means [DefaultGrace].
 	Grace time.Duration
-
-	// plainPipes makes the connection read and write its pipes through
-	// os.File alone, never pipeIO, so a benchmark can compare the two.
-	plainPipes bool
 }
 
 // String returns the command line, for error messages and traces. Arguments
@@ -219,13 +215,6 @@ func (c *Command) Connect(ctx context.Context) (Connection, error) {
 		readDone:   make(chan struct{}),
 		stderrDone: make(chan struct{}),
 	}
-	conn.in, conn.out = stdinW, stdoutR
-	if p := newPipeIO(stdinW); p != nil && !c.plainPipes {
-		conn.in = p
-	}
-	if p := newPipeIO(stdoutR); p != nil && !c.plainPipes {
-		conn.out = p
-	}
 	if conn.errOut == nil {
 		conn.errOut = io.Discard
 	}
@@ -283,11 +272,9 @@ func (e *ExitError) Unwrap() error { return io.EOF }
 // stdioConn is the Connection returned by Command.Connect.
 type stdioConn struct {
 	cmd    *exec.Cmd
-	stdin  *os.File  // write end of the child's stdin
-	stdout *os.File  // read end of the child's stdout
-	in     io.Writer // writes stdin: a pipeIO if it can, else stdin
-	out    io.Reader // reads stdout: a pipeIO if it can, else stdout
-	stderr *os.File  // read end of the child's stderr
+	stdin  *os.File // write end of the child's stdin
+	stdout *os.File // read end of the child's stdout
+	stderr *os.File // read end of the child's stderr
 	errOut io.Writer
 	warn   io.Writer
 	grace  time.Duration
@@ -395,7 +382,7 @@ func (c *stdioConn) readLoop() {
 	close(c.msgs)
 	buf := make([]byte, lineBufSize)
 	for {
-		if _, err := c.out.Read(buf); err != nil {
+		if _, err := c.stdout.Read(buf); err != nil {
 			return
 		}
 	}
@@ -406,7 +393,7 @@ func (c *stdioConn) readLoop() {
 func (c *stdioConn) readMessages() error {
 	// Once Close starts, a line in progress is abandoned at the next read
 	// instead of being read to its end.
-	lr := newLineReader(stopReader{c.out, c.closing}, c.limit)
+	lr := newLineReader(stopReader{c.stdout, c.closing}, c.limit)
 	for {
 		line, err := lr.next()
 		if err != nil {
@@ -591,7 +578,7 @@ func (c *stdioConn) Write(ctx context.Context, msg json.RawMessage) error {
 		defer close(interrupted)
 		c.stdin.SetWriteDeadline(time.Unix(1, 0))
 	})
-	n, err := c.in.Write(buf)
+	n, err := c.stdin.Write(buf)
 	if !stop() {
 		<-interrupted
 		c.stdin.SetWriteDeadline(time.Time{})
