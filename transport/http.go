@@ -421,8 +421,8 @@ func (b *httpBase) do(ctx context.Context, req *http.Request, cancel context.Can
 // (Content-Length), or -1.
 //
 // A large body is read without the copies of io.ReadAll, whose slice grows
-// by reallocation and leaves each old array to the GC (a 100 MB body
-// peaked near three times its size). A body of known size is read into a
+// by reallocation and leaves each old array to the GC, so its peak would
+// be several times the body. A body of known size is read into a
 // slice of exactly that size; one over the limit is refused unread. A body
 // of unknown size is read in chunks of growing size, which are then joined
 // into one slice of the exact size: it costs twice its size only while
