@@ -14,9 +14,9 @@ import (
 // memory a list takes.
 const MaxPages = 1000
 
-// MaxListItems bounds the items of one list across all its pages (10,000
-// pages of 200 tools once took 1.3 GB); a list stops with an error at the
-// page that reaches it.
+// MaxListItems bounds the items of one list across all its pages, because
+// many pages of many items add up to more memory than any one message may
+// take; a list stops with an error at the page that reaches it.
 const MaxListItems = 100_000
 
 // ListKind describes one of the lists a server may offer.

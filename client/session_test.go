@@ -210,7 +210,8 @@ func TestBatchAnswers(t *testing.T) {
 }
 
 func TestServerRequestFloodBounded(t *testing.T) {
-	// 200k server requests once took a goroutine each (1 GB).
+	// A flood of server requests must not get a goroutine each: the
+	// handlers' concurrency stays bounded however many arrive.
 	flood := 200_000
 	if raceEnabled {
 		flood = 20_000

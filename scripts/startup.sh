@@ -2,18 +2,11 @@
 # Compares the start-up of `mcpctl version` with baselines, whole process:
 #   floor       a program that links only cobra, viper, lipgloss and
 #               jsonschema/v5 and does the same work (internal/startupfloor);
-#               the goal is a ratio of at most 1.10 against it;
 #   floor+gojq  the same program also linking gojq as mcpctl does for --jq
 #               (-tags gojq): gojq's package initialisation builds its
 #               builtin tables in every process, and Go cannot defer a
 #               package's initialisation, so this is what mcpctl's own code
-#               is measured against;
-#   mcpctl with MCPCTL_PREFAULT=off
-#               mcpctl without mapping its start-up memory in ahead of use
-#               (internal/prefault), which the floors do not do either;
-#   floor+prefault
-#               the floor doing what mcpctl does there too (-tags prefault):
-#               the like-for-like comparison.
+#               is measured against.
 # All are built the way releases are (go build -trimpath), then run in
 # turn, the order rotating, and the medians and their ratios printed. Read
 # the "median of paired wall ratios": it is the least disturbed by other
@@ -30,13 +23,11 @@ trap 'rm -rf "$dir"' EXIT
 go build -trimpath -o "$dir/mcpctl" .
 go build -trimpath -o "$dir/floor" ./internal/startupfloor
 go build -trimpath -tags gojq -o "$dir/floor+gojq" ./internal/startupfloor
-go build -trimpath -tags prefault -o "$dir/floor+prefault" ./internal/startupfloor
 go build -o "$dir/paired" ./internal/startupfloor/paired
 printf 'binary sizes: mcpctl %s bytes, floor %s bytes, floor+gojq %s bytes\n' \
 	"$(wc -c <"$dir/mcpctl")" "$(wc -c <"$dir/floor")" "$(wc -c <"$dir/floor+gojq")"
 
-"$dir/paired" -n "$runs" "$dir/mcpctl version" "$dir/floor version" "$dir/floor+gojq version" \
-	"MCPCTL_PREFAULT=off $dir/mcpctl version" "$dir/floor+prefault version"
+"$dir/paired" -n "$runs" "$dir/mcpctl version" "$dir/floor version" "$dir/floor+gojq version"
 
 if command -v hyperfine >/dev/null 2>&1; then
 	hyperfine -N --warmup 20 --runs "$runs" "$dir/mcpctl version" "$dir/floor version" "$dir/floor+gojq version"

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/itchyny/gojq"
-	"github.com/rogpeppe/go-internal/diff"
 )
 
 // snapshotDir is the folder, next to a test file, that holds its golden
@@ -294,21 +293,6 @@ func (r *fileRun) checkSnapshot(t *Test, raw []byte) string {
 		return fmt.Sprintf("snapshot: the result differs from %s (mcpctl test --update rewrites it)\n%s", p, indent(unified("expected", string(want), "actual", string(got))))
 	}
 	return ""
-}
-
-// unified is a unified diff of two texts, each ending in a newline.
-func unified(oldName, old, newName, new string) string {
-	if !strings.HasSuffix(old, "\n") {
-		old += "\n"
-	}
-	if !strings.HasSuffix(new, "\n") {
-		new += "\n"
-	}
-	d := string(diff.Diff(oldName, []byte(old), newName, []byte(new)))
-	if strings.HasPrefix(d, "diff ") { // the header line repeats the names
-		_, d, _ = strings.Cut(d, "\n")
-	}
-	return strings.TrimSuffix(d, "\n")
 }
 
 func pretty(raw []byte) string {

@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"os"
 	"regexp"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -422,8 +421,8 @@ func (b *httpBase) do(ctx context.Context, req *http.Request, cancel context.Can
 // (Content-Length), or -1.
 //
 // A large body is read without the copies of io.ReadAll, whose slice grows
-// by reallocation and leaves each old array to the GC (a 100 MB body
-// peaked near three times its size). A body of known size is read into a
+// by reallocation and leaves each old array to the GC, so its peak would
+// be several times the body. A body of known size is read into a
 // slice of exactly that size; one over the limit is refused unread. A body
 // of unknown size is read in chunks of growing size, which are then joined
 // into one slice of the exact size: it costs twice its size only while
@@ -487,35 +486,17 @@ func readChunked(r io.Reader, limit int64) (data []byte, tooLarge bool, err erro
 }
 
 // joinChunks copies chunks, total bytes in all, into one slice of exactly
-// that size, setting each element of chunks to nil once copied.
-//
-// Joining a large message hands each chunk's memory back to the system
-// once copied (debug.FreeOSMemory), so that the message and its chunks
-// are never held whole at once: a 100 MB body then peaks at its size
-// plus releaseEvery, not twice its size. The collections are cheap: the
-// chunks hold no pointers. The caller must hold no other reference to the
-// chunks for their memory to go.
+// that size, setting each element of chunks to nil once copied, so that
+// the garbage collector can take each chunk back as soon as it runs. The
+// caller must hold no other reference to the chunks for their memory to go.
 func joinChunks(chunks [][]byte, total int64) []byte {
-	release := total >= releaseAbove
-	var copied int
 	data := make([]byte, 0, total)
 	for i, c := range chunks {
 		data = append(data, c...)
 		chunks[i] = nil
-		if copied += len(c); release && copied >= releaseEvery {
-			debug.FreeOSMemory()
-			copied = 0
-		}
 	}
 	return data
 }
-
-// A body of at least releaseAbove bytes of unknown size is joined handing
-// its chunks' memory back every releaseEvery bytes.
-const (
-	releaseAbove = 32 << 20
-	releaseEvery = 8 << 20
-)
 
 // httpError reads the start of resp's body into an *HTTPError and closes
 // the body.

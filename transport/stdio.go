@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,9 +57,9 @@ const maxTail = 200
 // and Close still stops it within the grace periods.
 //
 // Memory: a long line is read in pieces and copied once into a slice of its
-// exact size, so it costs at most twice its size while being read and its
-// size once returned; after a line over 32 MiB the garbage collector is run
-// so the pieces are gone before the caller decodes the message.
+// exact size, so it costs at most twice its size while being read, and only
+// the returned slice stays reachable: the pieces are garbage once it is
+// handed over.
 //
 // Environment: the server gets [DefaultEnv] of Environ (a safe set of
 // variables such as PATH, HOME and the locale, without the secrets a shell
@@ -216,13 +215,6 @@ func (c *Command) Connect(ctx context.Context) (Connection, error) {
 		readDone:   make(chan struct{}),
 		stderrDone: make(chan struct{}),
 	}
-	conn.in, conn.out = stdinW, stdoutR
-	if p := newPipeIO(stdinW); p != nil {
-		conn.in = p
-	}
-	if p := newPipeIO(stdoutR); p != nil {
-		conn.out = p
-	}
 	if conn.errOut == nil {
 		conn.errOut = io.Discard
 	}
@@ -280,11 +272,9 @@ func (e *ExitError) Unwrap() error { return io.EOF }
 // stdioConn is the Connection returned by Command.Connect.
 type stdioConn struct {
 	cmd    *exec.Cmd
-	stdin  *os.File  // write end of the child's stdin
-	stdout *os.File  // read end of the child's stdout
-	in     io.Writer // writes stdin: a pipeIO if it can, else stdin
-	out    io.Reader // reads stdout: a pipeIO if it can, else stdout
-	stderr *os.File  // read end of the child's stderr
+	stdin  *os.File // write end of the child's stdin
+	stdout *os.File // read end of the child's stdout
+	stderr *os.File // read end of the child's stderr
 	errOut io.Writer
 	warn   io.Writer
 	grace  time.Duration
@@ -382,12 +372,6 @@ func (c *stdioConn) Read(ctx context.Context) (json.RawMessage, error) {
 	}
 }
 
-// gcAfterLine is the line size above which readLoop runs the garbage
-// collector before handing the message over: the pieces the line was
-// collected in are as big as the message, and without a collection now the
-// heap would grow by their size again while the client decodes it.
-const gcAfterLine = 32 << 20
-
 // readLoop frames stdout into messages and hands them to Read. Once the
 // messages end, for whatever reason, it keeps draining stdout without
 // keeping anything, until the stream ends or Close closes it, so that a
@@ -398,7 +382,7 @@ func (c *stdioConn) readLoop() {
 	close(c.msgs)
 	buf := make([]byte, lineBufSize)
 	for {
-		if _, err := c.out.Read(buf); err != nil {
+		if _, err := c.stdout.Read(buf); err != nil {
 			return
 		}
 	}
@@ -409,7 +393,7 @@ func (c *stdioConn) readLoop() {
 func (c *stdioConn) readMessages() error {
 	// Once Close starts, a line in progress is abandoned at the next read
 	// instead of being read to its end.
-	lr := newLineReader(stopReader{c.out, c.closing}, c.limit)
+	lr := newLineReader(stopReader{c.stdout, c.closing}, c.limit)
 	for {
 		line, err := lr.next()
 		if err != nil {
@@ -418,9 +402,6 @@ func (c *stdioConn) readMessages() error {
 				return fmt.Errorf("server sent a %w", err)
 			}
 			return c.endOfStream(err)
-		}
-		if len(line) > gcAfterLine {
-			runtime.GC()
 		}
 		msg, ok := checkLine(line, c.warn)
 		if !ok {
@@ -597,7 +578,7 @@ func (c *stdioConn) Write(ctx context.Context, msg json.RawMessage) error {
 		defer close(interrupted)
 		c.stdin.SetWriteDeadline(time.Unix(1, 0))
 	})
-	n, err := c.in.Write(buf)
+	n, err := c.stdin.Write(buf)
 	if !stop() {
 		<-interrupted
 		c.stdin.SetWriteDeadline(time.Time{})

@@ -11,9 +11,6 @@
 // initialisation, which builds its builtin function tables whatever the
 // command (see jq.go).
 //
-// Built with -tags prefault it also maps its start-up memory in ahead of
-// use as mcpctl does (see prefault.go): the like-for-like floor.
-//
 // scripts/startup.sh builds these and mcpctl and compares their start-up.
 package main
 

@@ -11,7 +11,7 @@
 //
 // The commands are split on spaces and run without a shell, their output
 // discarded. Leading NAME=VALUE words set variables in that command's
-// environment, as a shell would ('MCPCTL_PREFAULT=off mcpctl version').
+// environment, as a shell would ('GODEBUG=inittrace=1 mcpctl version').
 package main
 
 import (
