@@ -510,7 +510,9 @@ func newLineReader(r io.Reader, max int64) *lineReader {
 // or io.EOF at the end. A last line without its newline is a line.
 func (lr *lineReader) read() (string, error) {
 	var (
-		data []byte
+		// The line is built in a strings.Builder, whose String makes no
+		// second copy of a long line.
+		line = &strings.Builder{}
 		size int64 // bytes read for this line, its newline included
 		over bool
 	)
@@ -519,15 +521,15 @@ func (lr *lineReader) read() (string, error) {
 		size += int64(len(chunk))
 		switch {
 		case !over && (lr.max <= 0 || size <= lr.max+1):
-			data = append(data, chunk...)
+			line.Write(chunk)
 		case !over:
 			// Only the start is kept, to say which line it was, in a
 			// copy: the rest is read and dropped.
 			over = true
-			if len(data) < excerptBytes {
-				data = append(data, chunk[:min(len(chunk), excerptBytes-len(data))]...)
-			}
-			data = append([]byte(nil), data[:min(len(data), excerptBytes)]...)
+			start := line.String()
+			line = &strings.Builder{}
+			line.WriteString(start[:min(len(start), excerptBytes)])
+			line.Write(chunk[:min(len(chunk), excerptBytes-line.Len())])
 		}
 		if err == bufio.ErrBufferFull {
 			continue
@@ -540,9 +542,9 @@ func (lr *lineReader) read() (string, error) {
 		}
 		break
 	}
-	line := strings.TrimSuffix(string(data), "\n")
-	if over || (lr.max > 0 && int64(len(line)) > lr.max) {
-		return "", &LineTooLongError{Start: line[:min(len(line), excerptBytes)], Max: lr.max}
+	text := strings.TrimSuffix(line.String(), "\n")
+	if over || (lr.max > 0 && int64(len(text)) > lr.max) {
+		return "", &LineTooLongError{Start: strings.Clone(text[:min(len(text), excerptBytes)]), Max: lr.max}
 	}
-	return line, nil
+	return text, nil
 }

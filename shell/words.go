@@ -12,42 +12,66 @@ import (
 // but \" and \\, a backslash outside quotes escapes the next character,
 // and an unquoted # at the start of a word begins a comment.
 //
-// The line is walked byte by byte: every byte it treats specially is
-// ASCII, which never occurs inside a multi-byte UTF-8 sequence, so a long
-// line is not converted to runes first.
+// A long line costs little more than itself: the line is walked byte by
+// byte (every byte treated specially is ASCII, which never occurs inside a
+// multi-byte UTF-8 sequence), and a word without quotes or escapes is a
+// slice of the line, not a copy.
 func SplitWords(line string) ([]string, error) {
 	var (
 		words []string
 		cur   strings.Builder
 		in    bool // a word has begun (even an empty quoted one)
+		start int  // where the word began in line
+		plain bool // the word is line[start:i], and cur is not used
 	)
+	// quoted makes cur hold the word so far, which quotes or an escape
+	// are about to change.
+	quoted := func(i int) {
+		if !in {
+			in, start, plain = true, i, false
+			return
+		}
+		if plain {
+			cur.WriteString(line[start:i])
+			plain = false
+		}
+	}
+	end := func(i int) {
+		if plain {
+			words = append(words, line[start:i])
+		} else {
+			words = append(words, cur.String())
+			cur.Reset()
+		}
+		in = false
+	}
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\r':
 			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
+				end(i)
 			}
 		case c == '#' && !in:
 			return words, nil
 		case c == '\\':
+			quoted(i)
 			if i+1 < len(line) {
 				// The next character whole, not only its first byte.
 				_, size := utf8.DecodeRuneInString(line[i+1:])
 				cur.WriteString(line[i+1 : i+1+size])
 				i += size
 			}
-			in = true
 		case c == '\'':
+			quoted(i)
 			j := strings.IndexByte(line[i+1:], '\'')
 			if j < 0 {
 				return nil, fmt.Errorf("unterminated ' in %s", Excerpt(line))
 			}
 			cur.WriteString(line[i+1 : i+1+j])
-			i, in = i+1+j, true
+			i += 1 + j
 		case c == '"':
+			quoted(i)
 			j := i + 1
 			for ; j < len(line) && line[j] != '"'; j++ {
 				if line[j] == '\\' && j+1 < len(line) && strings.IndexByte("\"\\$`", line[j+1]) >= 0 {
@@ -58,14 +82,17 @@ func SplitWords(line string) ([]string, error) {
 			if j == len(line) {
 				return nil, fmt.Errorf(`unterminated " in %s`, Excerpt(line))
 			}
-			i, in = j, true
+			i = j
 		default:
-			cur.WriteByte(c)
-			in = true
+			if !in {
+				in, start, plain = true, i, true
+			} else if !plain {
+				cur.WriteByte(c)
+			}
 		}
 	}
 	if in {
-		words = append(words, cur.String())
+		end(len(line))
 	}
 	return words, nil
 }
