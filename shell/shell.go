@@ -12,7 +12,6 @@
 package shell
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -93,12 +92,12 @@ type Options struct {
 
 	// Commands are the commands Run runs, in the order help lists them.
 	Commands []Command
-	// Connect makes the session. The commands it lends the session to
+	// Connect makes the session (required). The commands it lends the session to
 	// print to out and errOut (the line editor's writers on a terminal);
 	// notify must receive every notification of the session.
 	Connect func(ctx context.Context, out, errOut io.Writer, notify func(client.Notification)) (*Connection, error)
 	// Run runs a line whose first word names one of Commands, in the
-	// session. An error that it has reported itself is [ErrReported].
+	// session (required with Commands). An error that it has reported itself is [ErrReported].
 	Run func(ctx context.Context, args []string, out, errOut io.Writer) error
 	// Completer completes the arguments of Commands; nil completes none.
 	Completer Completer
@@ -490,61 +489,4 @@ func (sh *shell) history() *lineedit.History {
 		sh.p.Warning(err.Error())
 	}
 	return h
-}
-
-// excerptBytes is how much of a refused line is kept to quote.
-const excerptBytes = 256
-
-// lineReader reads lines of at most max bytes (zero: any length); a
-// longer line is refused and skipped to its end, never held whole.
-type lineReader struct {
-	r   *bufio.Reader
-	max int64
-}
-
-func newLineReader(r io.Reader, max int64) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64*1024), max: max}
-}
-
-// read returns the next line without its newline, a [*LineTooLongError],
-// or io.EOF at the end. A last line without its newline is a line.
-func (lr *lineReader) read() (string, error) {
-	var (
-		// The line is built in a strings.Builder, whose String makes no
-		// second copy of a long line.
-		line = &strings.Builder{}
-		size int64 // bytes read for this line, its newline included
-		over bool
-	)
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		size += int64(len(chunk))
-		switch {
-		case !over && (lr.max <= 0 || size <= lr.max+1):
-			line.Write(chunk)
-		case !over:
-			// Only the start is kept, to say which line it was, in a
-			// copy: the rest is read and dropped.
-			over = true
-			start := line.String()
-			line = &strings.Builder{}
-			line.WriteString(start[:min(len(start), excerptBytes)])
-			line.Write(chunk[:min(len(chunk), excerptBytes-line.Len())])
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == io.EOF && size == 0 {
-			return "", io.EOF
-		}
-		if err != nil && err != io.EOF {
-			return "", err
-		}
-		break
-	}
-	text := strings.TrimSuffix(line.String(), "\n")
-	if over || (lr.max > 0 && int64(len(text)) > lr.max) {
-		return "", &LineTooLongError{Start: strings.Clone(text[:min(len(text), excerptBytes)]), Max: lr.max}
-	}
-	return text, nil
 }
