@@ -128,7 +128,8 @@ func shellCommandBuilder(name string) func(*Factory) *cobra.Command {
 	return nil
 }
 
-// splitWords splits a line into words as the shell does.
+// splitWords splits a line into words as the shell does; the exec:
+// sampling source (features.go) is written in the same syntax.
 func splitWords(line string) ([]string, error) { return shell.SplitWords(line) }
 
 func shellRun(ctx context.Context, opts *ShellOptions) error {
