@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/mcpctl/mcpctl/shell"
 )
 
 // openPTY opens a pseudo-terminal pair with the Linux ioctls (no
@@ -190,7 +192,7 @@ func TestShellTTY(t *testing.T) {
 	typ("\x04") // Ctrl-D on an empty line
 	p.wait(0, "the shell did not end at Ctrl-D")
 
-	path := filepath.Join(state, "mcpctl", shellHistoryFile)
+	path := shell.HistoryFile(filepath.Join(state, "mcpctl"))
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
