@@ -35,6 +35,21 @@ type resultChecks struct {
 	stop    bool           // the worker ends once queue is empty
 	idle    sync.Cond      // on mu: the worker waits for a job or stop
 	pending sync.WaitGroup // jobs queued and not yet checked
+
+	// failed is a failure beside the command's own work, already told on
+	// stderr: an audit record that was not written (audit.go). It ends a
+	// run that nothing else failed with exit 1.
+	failed error
+}
+
+// fail records a failure found beside the command's work; the first is
+// kept.
+func (r *resultChecks) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed == nil {
+		r.failed = err
+	}
 }
 
 // checkJob is one result to check.
@@ -152,13 +167,17 @@ func (r *resultChecks) run(method, version string, result json.RawMessage) {
 	}
 }
 
-// err is the run's verdict: with --strict, any violation fails it.
+// err is the run's verdict: a failure recorded with fail ends it with exit
+// 1; with --strict, any violation fails it.
 func (r *resultChecks) err() error {
 	if r == nil {
 		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.failed != nil {
+		return &ExitCodeError{Code: ExitError}
+	}
 	if !r.strict || r.count == 0 {
 		return nil
 	}
