@@ -159,15 +159,15 @@ type AppendError struct {
 }
 
 func (e *AppendError) Error() string {
-	what := "was refused"
+	what := "was not sent, and"
 	if e.Sent {
-		what = "was sent"
+		what = "was sent but"
 	}
 	err := e.Err
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == e.Path {
 		err = pe.Err // the path is named already
 	}
-	return fmt.Sprintf("audit trail %s: the %s of %q %s but is not recorded: %v", e.Path, e.Method, e.Name, what, err)
+	return fmt.Sprintf("audit trail %s: the %s of %q %s is not recorded: %v", e.Path, e.Method, e.Name, what, err)
 }
 
 func (e *AppendError) Unwrap() error { return e.Err }
