@@ -168,7 +168,10 @@ recorded too.
 Each line carries the hash of the line before it and its own: mcpctl audit
 verify checks the chain and exits 6 naming the first line that does not
 verify. With --audit-key env:VAR the chain is an HMAC chain that only the
-key's holder can extend or rewrite.
+key's holder can extend or rewrite. The trail's head (FILE.head: its record
+count and last hash, rewritten with every record) anchors its end, so
+records cut from it show too. A record that cannot be written after its
+request was sent fails the command (exit 1) once the result is printed.
 
 FILE defaults to the audit: setting. -o json prints the lines as a JSON array.`,
 		Example: `  mcpctl call --demo add a=2 b=3 --audit audit.jsonl
