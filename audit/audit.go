@@ -8,8 +8,17 @@
 // line's hash; a removed or reordered line breaks the next line's prev.
 // Without a key anyone can recompute a consistent chain after rewriting
 // the file; with one ([Writer] and [Verify] given the same key) only the
-// key's holder can. Removing lines at the end is not detectable from the
-// file alone.
+// key's holder can. Removing lines at the end does not show in the chain
+// alone, so each record also carries its sequence number ("seq", its line
+// number) and the trail's [Head] (the record count and the last hash) is
+// kept beside it, in [HeadPath], rewritten under the same lock as each
+// append. [VerifyFile] checks the trail against that head, or against one
+// stored elsewhere: records cut from the end, an emptied trail and a
+// removed trail whose head is left all show. Trails written before heads
+// (no "seq") still verify, with [Report.Unanchored] set; the first record
+// appended to one gives it a head, counting its lines. A trail that is not
+// a regular file (a pipe, a device) has nowhere to keep a head, and gets
+// neither head nor sequence numbers.
 //
 // [Writer.Append] is safe across goroutines and across processes: it
 // appends under an exclusive lock on the file (flock on Unix), reading the
@@ -26,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -73,6 +83,9 @@ type Entry struct {
 	Error *Error `json:"error,omitempty"`
 	// DurationMS is the time from sending to the answer, in milliseconds.
 	DurationMS float64 `json:"durationMs,omitempty"`
+	// Seq is the record's number in the trail, from 1: its line number.
+	// Append sets it; 0 (absent) in trails written before sequence numbers.
+	Seq int64 `json:"seq,omitempty"`
 	// Chain is the line's hash algorithm, [ChainSHA256] or
 	// [ChainHMACSHA256]; Append sets it.
 	Chain string `json:"chain"`
@@ -124,37 +137,100 @@ func lineHash(body, key []byte) string {
 
 // Writer appends entries to an audit file.
 type Writer struct {
-	path string
-	key  []byte
-	mu   sync.Mutex // orders the appends of one process
+	path     string
+	key      []byte
+	anchored bool // the trail is a regular file, with a head beside it
+
+	mu  sync.Mutex // orders the appends of one process
+	err *AppendError
 }
+
+// AppendError is a record the trail did not take. The request it records
+// may have gone to the server all the same: Sent says so.
+type AppendError struct {
+	// Path is the trail's file.
+	Path string
+	// Method and Name say what the record was of.
+	Method, Name string
+	// Sent says the request went to the server.
+	Sent bool
+	// Err is why the record was not written.
+	Err error
+}
+
+func (e *AppendError) Error() string {
+	what := "was not sent, and"
+	if e.Sent {
+		what = "was sent but"
+	}
+	err := e.Err
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == e.Path {
+		err = pe.Err // the path is named already
+	}
+	return fmt.Sprintf("audit trail %s: the %s of %q %s is not recorded: %v", e.Path, e.Method, e.Name, what, err)
+}
+
+func (e *AppendError) Unwrap() error { return e.Err }
 
 // Open returns a Writer appending to the file at path, creating it (mode
 // 0600) if need be. A non-nil key makes the chain an HMAC chain. Open
-// fails when the file cannot be opened for appending or its last line is
-// damaged, so that a command can refuse to run unaudited.
+// fails when the file cannot be opened for appending, its last line is
+// damaged, or it does not match its head (records removed), so that a
+// command can refuse to run unaudited. A new trail, or one written before
+// heads, gets its head here.
 func Open(path string, key []byte) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit file: %w", err)
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("opening the audit file: %w", err)
+	}
+	w := &Writer{path: path, key: key, anchored: st.Mode().IsRegular()}
 	unlock, err := filelock.File(f)
 	if err != nil {
 		return nil, fmt.Errorf("locking the audit file %s: %w", path, err)
 	}
 	defer unlock()
-	if _, err := lastHash(f); err != nil {
+	if _, err := w.tip(f); err != nil {
 		return nil, fmt.Errorf("audit file %s: %w", path, err)
 	}
-	return &Writer{path: path, key: key}, nil
+	return w, nil
 }
 
-// Append writes e as the file's next line, chained to the last one. It
-// fills e's Chain, Prev and Hash.
+// Append writes e as the file's next line, chained to the last one, and
+// then the trail's new head. It fills e's Seq, Chain, Prev and Hash. A
+// failure is an [*AppendError]; the Writer keeps the first (see
+// [Writer.Err]) and goes on trying with later records.
 func (w *Writer) Append(e *Entry) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err := w.append(e); err != nil {
+		ae := &AppendError{Path: w.path, Method: e.Method, Name: e.Name, Sent: e.Sent, Err: err}
+		if w.err == nil {
+			w.err = ae
+		}
+		return ae
+	}
+	return nil
+}
+
+// Err returns the first record this Writer failed to write, as an
+// [*AppendError], or nil. A command whose trail missed a record has not
+// done its job, even if every request succeeded: it should end in
+// failure, naming the file.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		return nil
+	}
+	return w.err
+}
+
+func (w *Writer) append(e *Entry) error {
 	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("opening the audit file: %w", err)
@@ -162,14 +238,17 @@ func (w *Writer) Append(e *Entry) error {
 	defer f.Close()
 	unlock, err := filelock.File(f)
 	if err != nil {
-		return fmt.Errorf("locking the audit file %s: %w", w.path, err)
+		return fmt.Errorf("locking the audit file: %w", err)
 	}
 	defer unlock()
-	prev, err := lastHash(f)
+	h, err := w.tip(f)
 	if err != nil {
-		return fmt.Errorf("audit file %s: %w", w.path, err)
+		return err
 	}
-	e.Chain, e.Prev, e.Hash = ChainSHA256, prev, ""
+	e.Seq, e.Chain, e.Prev, e.Hash = 0, ChainSHA256, h.Hash, ""
+	if w.anchored {
+		e.Seq = int64(h.Count) + 1
+	}
 	if w.key != nil {
 		e.Chain = ChainHMACSHA256
 	}
@@ -180,9 +259,50 @@ func (w *Writer) Append(e *Entry) error {
 	// One write of the whole line, under the lock: no other writer's bytes
 	// can come between.
 	if _, err := f.Write(line); err != nil {
-		return fmt.Errorf("writing the audit file %s: %w", w.path, err)
+		return err
 	}
-	return nil
+	if !w.anchored {
+		return nil
+	}
+	return writeHead(HeadPath(w.path), Head{Count: h.Count + 1, Hash: e.Hash})
+}
+
+// tip returns the trail's head as the file shows it, read under the lock
+// and checked against the head kept beside it; a trail without one (new,
+// or written before heads) gets it now. An unanchored trail's has the
+// last hash only.
+func (w *Writer) tip(f *os.File) (Head, error) {
+	prev, err := lastHash(f)
+	if err != nil || !w.anchored {
+		return Head{Hash: prev}, err
+	}
+	headPath := HeadPath(w.path)
+	h, ok, err := readHead(headPath)
+	switch {
+	case err != nil:
+		return Head{}, err
+	case ok && prev == "" && h.Count > 0:
+		return Head{}, fmt.Errorf("the trail is empty but its head %s says %d records: they were removed (check with mcpctl audit verify); nothing is appended to it", headPath, h.Count)
+	case ok && h.Hash != prev:
+		return Head{}, fmt.Errorf("the trail's last record is not the one its head %s names: records were removed or added behind mcpctl's back (check with mcpctl audit verify); nothing is appended to it", headPath)
+	case ok:
+		return h, nil
+	}
+	if prev != "" {
+		last, err := lastLine(f)
+		if err != nil {
+			return Head{}, err
+		}
+		if seq, err := lineSeq(last); err != nil || seq != 0 {
+			return Head{}, fmt.Errorf("the trail's head %s is missing (check with mcpctl audit verify); nothing is appended to it", headPath)
+		}
+		// Written before heads: its head counts its lines.
+		if h.Count, err = countLines(f); err != nil {
+			return Head{}, err
+		}
+		h.Hash = prev
+	}
+	return h, writeHead(headPath, h)
 }
 
 // seal encodes e as a line ending in its hash and a newline, and sets

@@ -105,7 +105,10 @@ recorded too.
 Each line carries the hash of the line before it and its own: mcpctl audit
 verify checks the chain and exits 6 naming the first line that does not
 verify. With --audit-key env:VAR the chain is an HMAC chain that only the
-key's holder can extend or rewrite.
+key's holder can extend or rewrite. The trail's head (FILE.head: its record
+count and last hash, rewritten with every record) anchors its end, so
+records cut from it show too. A record that cannot be written after its
+request was sent fails the command (exit 1) once the result is printed.
 
 FILE defaults to the audit: setting. -o json prints the lines as a JSON array.`,
 		Example: `  mcpctl call --demo add a=2 b=3 --audit audit.jsonl
@@ -283,81 +286,4 @@ func auditDuration(e audit.Entry) string {
 		return strconv.FormatFloat(e.DurationMS, 'f', 0, 64) + "ms"
 	}
 	return time.Duration(e.DurationMS * float64(time.Millisecond)).Round(10 * time.Millisecond).String()
-}
-
-// AuditVerifyOptions are the options of `mcpctl audit verify`.
-type AuditVerifyOptions struct {
-	Factory *Factory
-	File    string
-	Key     string
-}
-
-func newCmdAuditVerify(f *Factory, runF func(*AuditVerifyOptions) error) *cobra.Command {
-	opts := &AuditVerifyOptions{Factory: f}
-	cmd := &cobra.Command{
-		Use:   "verify [FILE] [--audit-key env:VAR]",
-		Short: "Check the audit trail's chain",
-		Long: `Check that every line of the audit trail carries the hash of the line
-before it and that its own hash matches its content. A line changed,
-removed, added or reordered after it was written does not verify: mcpctl
-exits 6 naming the first such line. A trail written with --audit-key is
-checked with the same key; given a key, a line that is only hash-chained
-does not verify.
-
-FILE defaults to the audit: setting.`,
-		Example: `  mcpctl call --demo add a=2 b=3 --audit audit.jsonl
-  mcpctl audit verify audit.jsonl
-  export AUDIT_KEY='a long random secret'
-  mcpctl call --demo echo message=hi --audit keyed.jsonl --audit-key env:AUDIT_KEY
-  mcpctl audit verify keyed.jsonl --audit-key env:AUDIT_KEY`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.File = args[0]
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return auditVerifyRun(opts)
-		},
-	}
-	cmd.Flags().StringVar(&opts.Key, "audit-key", "", "The HMAC key the trail was written with, as `env:VAR` or file:PATH")
-	return cmd
-}
-
-func auditVerifyRun(opts *AuditVerifyOptions) error {
-	f := opts.Factory
-	file, err := auditFile(f, opts.File)
-	if err != nil {
-		return err
-	}
-	var key []byte
-	if opts.Key != "" {
-		if key, err = f.LoadKey("audit-key", opts.Key); err != nil {
-			return err
-		}
-	}
-	r, err := openAudit(file)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	n, err := audit.Verify(r, key)
-	var ve *audit.VerifyError
-	if errors.As(err, &ve) {
-		return &ExitCodeError{Code: ExitSignature, Msg: fmt.Sprintf("%s: %v (the %d before it verify)", file, err, n)}
-	}
-	if err != nil {
-		return err
-	}
-	chain := audit.ChainSHA256 + " chain"
-	if key != nil {
-		chain = audit.ChainHMACSHA256 + " chain"
-	}
-	lines := fmt.Sprintf("%d lines verify", n)
-	if n == 1 {
-		lines = "1 line verifies"
-	}
-	fmt.Fprintf(f.IOStreams.Out, "%s: %s (%s)\n", file, lines, chain)
-	return nil
 }

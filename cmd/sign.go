@@ -153,6 +153,11 @@ func canonicalPayload(f *Factory, file, form string, show bool) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
+	// Text readers may take for two values cannot be signed or verified
+	// (I-JSON); the check walks the raw text, before any decoding.
+	if err := signing.CheckIJSON(data, ""); err != nil {
+		return nil, err
+	}
 	canon, err := signing.Canonical(form, data)
 	if err != nil {
 		return nil, fmt.Errorf("the payload cannot be put in %s canonical form: %w", form, err)
@@ -171,7 +176,7 @@ func signPayloadRun(opts *SignPayloadOptions) error {
 	}
 	canon, err := canonicalPayload(f, opts.File, opts.Canonical, opts.ShowCanonical)
 	if err != nil {
-		return err
+		return fmt.Errorf("signing: %w", err)
 	}
 	return f.printer().JSON(payloadSignature{Alg: signing.AlgHMACSHA256, KID: opts.KID, Value: signing.Sign(key, canon)})
 }
@@ -237,6 +242,9 @@ func signVerifyRun(opts *SignVerifyOptions) error {
 		return err
 	}
 	canon, err := canonicalPayload(f, opts.File, opts.Canonical, opts.ShowCanonical)
+	if ije := (*signing.IJSONError)(nil); errors.As(err, &ije) {
+		return &signing.VerifyError{Reason: signing.ErrAmbiguousPayload, Detail: ije.Error()}
+	}
 	if err != nil {
 		return err
 	}

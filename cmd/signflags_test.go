@@ -124,9 +124,9 @@ func TestSignedCallRoundTrip(t *testing.T) {
 	argSets := [][]string{
 		{"s=hi"},
 		{"x=1.0", "n=3"},
-		{"x=1E30", "n=9007199254740993"},
+		{"x=1E30", "n=9007199254740991"},
 		{"x=-0.0", "s=<a & b>", "obj:={\"z\":1.50,\"a\":[1e-7,\"é😀\"]}"},
-		{"big:=123456789012345678901234567890"},
+		{"big:=-9007199254740991"}, // beyond ±(2^53-1) is refused (signing/ijson.go)
 	}
 	for _, form := range []string{signing.FormJCS, signing.FormPython} {
 		c := connectSigning(t, form)

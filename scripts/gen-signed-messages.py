@@ -45,7 +45,7 @@ CASES = [
      {"content": [{"type": "text", "text": "1.5"}], "structuredContent": {"sum": 1.5}}, 1750239001.000001, KEY),
     ("result, floats, astral characters and other _meta", "result", "echo",
      {"content": [{"type": "text", "text": "\U0001f600 \"q\"\n"}],
-      "structuredContent": {"temp": 21.0, "n": -0.0, "tiny": 1e-7, "big": 2**64},
+      "structuredContent": {"temp": 21.0, "n": -0.0, "tiny": 1e-7, "big": 2**53 - 1},
       "_meta": {"progressToken": "p1"}}, 1750239001.9999998, "cl\u00e9-\u00e9t\u00e9"),
     ("request, time.time() float", "request", "get_weather",
      {"city": "Lyon", "days": 3, "threshold": 0.5}, 1750239000.1234567, KEY),

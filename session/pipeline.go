@@ -2,11 +2,13 @@ package session
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/mcpctl/mcpctl/audit"
 	"github.com/mcpctl/mcpctl/client"
 )
 
@@ -114,6 +116,9 @@ type AuditError struct {
 }
 
 func (e *AuditError) Error() string {
+	if errors.As(e.Err, new(*audit.AppendError)) {
+		return e.Err.Error() // it names the trail, the request and whether it was sent
+	}
 	return fmt.Sprintf("the %s of %s happened but was not recorded in the audit trail: %v", e.Method, e.Name, e.Err)
 }
 
@@ -125,6 +130,11 @@ type pipeline struct {
 
 	once    sync.Once
 	prepErr error
+
+	// lost is the first record the audit stage could not write: later
+	// requests are refused unsent, since the trail can no longer show them.
+	lostMu sync.Mutex
+	lost   error
 }
 
 func (p *pipeline) ready() error {
@@ -154,6 +164,12 @@ type signFunc = func(tool string, arguments json.RawMessage) (any, error)
 func (p *pipeline) run(ctx context.Context, c *Call, send func(ctx context.Context, sign signFunc) (sent, error)) error {
 	if err := p.ready(); err != nil {
 		return err
+	}
+	p.lostMu.Lock()
+	lost := p.lost
+	p.lostMu.Unlock()
+	if lost != nil {
+		return fmt.Errorf("the %s of %s was not sent: the audit trail cannot be written (%w)", c.Method, c.Name, lost)
 	}
 	d := Decision{Allowed: true}
 	if p.st.Policy != nil {
@@ -214,7 +230,13 @@ func (p *pipeline) record(c *Call, d Decision, o *Outcome) error {
 		return nil
 	}
 	if err := p.st.Recorder.Record(c, d, o); err != nil {
-		return &AuditError{Method: c.Method, Name: c.Name, Err: err}
+		ae := &AuditError{Method: c.Method, Name: c.Name, Err: err}
+		p.lostMu.Lock()
+		if p.lost == nil {
+			p.lost = ae
+		}
+		p.lostMu.Unlock()
+		return ae
 	}
 	return nil
 }

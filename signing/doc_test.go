@@ -86,8 +86,8 @@ func TestDocPythonExample(t *testing.T) {
 			result: `{"content":[{"type":"text","text":"sunny"}],"isError":false}`,
 		},
 		{
-			name:   "unicode, floats, big integers and existing _meta",
-			args:   `{"q":"café 😀 \"quoted\"\n","ratio":1.0,"tiny":1e-7,"big":18446744073709551616,"nested":{"b":[],"a":{}}}`,
+			name:   "unicode, floats, the largest exact integers and existing _meta",
+			args:   `{"q":"café 😀 \"quoted\"\n","ratio":1.0,"tiny":1e-7,"big":9007199254740991,"small":-9007199254740991,"nested":{"b":[],"a":{}}}`,
 			result: `{"content":[{"type":"text","text":"Léger, 21°C 🌧"}],"structuredContent":{"temp":21.0,"n":-0.0},"_meta":{"progressToken":"p1"}}`,
 		},
 		{

@@ -68,6 +68,10 @@ var (
 	ErrTimestampTooOld = errors.New("timestamp too old")
 	// ErrTimestampInFuture means the timestamp is further in the future than the allowed skew.
 	ErrTimestampInFuture = errors.New("timestamp in the future")
+	// ErrAmbiguousPayload means the signed data is not I-JSON (a duplicate
+	// key, an integer beyond ±(2^53-1)): readers may take it for another
+	// value than the one signed, so no signature on it is accepted.
+	ErrAmbiguousPayload = errors.New("ambiguous payload")
 )
 
 // VerifyError reports a failed verification: Reason is one of the Err*
@@ -114,6 +118,14 @@ func ResultPayload(form, tool string, result json.RawMessage, nonce, timestamp s
 func payload(form, tool, field string, value json.RawMessage, nonce string, timestamp json.RawMessage) ([]byte, error) {
 	if !json.Valid(value) {
 		return nil, fmt.Errorf("%s is not a single valid JSON value", field)
+	}
+	// Readers of the request see its arguments at params.arguments.
+	base := "/" + field
+	if field == "params" {
+		base = "/arguments"
+	}
+	if err := CheckIJSON(value, base); err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	b.WriteString(`{"tool":`)
@@ -250,6 +262,9 @@ func checkSignature(key []byte, form, what string, sig *Signature, payload func(
 		return time.Time{}, verifyErrorf(ErrMalformedSignature, "%s signature %v", what, err)
 	}
 	canon, err := payload()
+	if ije := (*IJSONError)(nil); errors.As(err, &ije) {
+		return time.Time{}, &VerifyError{Reason: ErrAmbiguousPayload, Detail: ije.Error()}
+	}
 	if err != nil {
 		return time.Time{}, verifyErrorf(ErrMalformedSignature, "the signed %s cannot be put in %s canonical form: %v", what, formName(form), err)
 	}
