@@ -263,7 +263,7 @@ mcpctl's config file (--config FILE, default ~/.config/mcpctl/config.yaml),
 else the built-in defaults. So does --audit FILE (MCPCTL_AUDIT, audit:), the
 audit trail of every call, read and prompt get (see mcpctl audit).
 
-` + exitCodeHelp,
+` + exitCodeHelp(),
 		Example: `  mcpctl list --demo
   mcpctl call --demo add a=2 b=3
   mcpctl list -- npx -y @modelcontextprotocol/server-everything
