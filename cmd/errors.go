@@ -32,7 +32,7 @@ const (
 	ExitPolicy      = 9
 	ExitInterrupted = 130
 	// ExitTerminated is SIGTERM's: 128 + the signal's number, as shells
-	// report it (SIGHUP's is 129). See signalExitCode.
+	// report it (SIGHUP's is 129). See signalCode.
 	ExitTerminated = 143
 )
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,3 +80,27 @@ func TestREADMEExitCodes(t *testing.T) {
 	}
 }
 
+// A signal's exit code is 128 + its number, the contract's 130 and 143
+// included.
+func TestSignalCode(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		sig  os.Signal
+		want int
+	}{
+		{syscall.SIGINT, ExitInterrupted},
+		{syscall.SIGTERM, ExitTerminated},
+		{syscall.SIGHUP, 129},
+		{fakeSignal{}, ExitInterrupted},
+	} {
+		if got := signalCode(tt.sig); got != tt.want {
+			t.Errorf("signalCode(%v) = %d, want %d", tt.sig, got, tt.want)
+		}
+	}
+}
+
+// fakeSignal is a signal with no number.
+type fakeSignal struct{}
+
+func (fakeSignal) String() string { return "fake" }
+func (fakeSignal) Signal()        {}

@@ -362,13 +362,8 @@ func (sh *shell) signals(ctx context.Context, sigs <-chan os.Signal, endSession 
 				cancel()
 				continue
 			}
-			// As every mcpctl command: 128 + the signal (130 for Ctrl-C,
-			// 143 for SIGTERM, 129 for SIGHUP).
-			code := ExitInterrupted
-			if n, ok := sig.(syscall.Signal); ok {
-				code = 128 + int(n)
-			}
-			endSession(&ExitCodeError{Code: code})
+			// As every mcpctl command ends at a signal.
+			endSession(&ExitCodeError{Code: signalCode(sig)})
 			return
 		}
 	}
