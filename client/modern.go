@@ -39,19 +39,6 @@ const (
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 
-// Error codes of the modern era (2026-07-28 schema).
-const (
-	// CodeHeaderMismatch: the HTTP headers do not match the body, or a
-	// required one is missing (HeaderMismatchError).
-	CodeHeaderMismatch = -32020
-	// CodeMissingClientCapability: the request needs a client capability
-	// that was not declared (MissingRequiredClientCapabilityError).
-	CodeMissingClientCapability = -32021
-	// CodeUnsupportedProtocolVersion: the server does not speak the
-	// requested revision; data.supported lists those it does.
-	CodeUnsupportedProtocolVersion = -32022
-)
-
 // ModernProtocolVersions returns the modern-era revisions mcpctl speaks,
 // newest first; a fresh copy on each call.
 func ModernProtocolVersions() []string { return []string{ModernProtocolVersion} }
