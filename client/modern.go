@@ -39,16 +39,6 @@ const (
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 
-// ModernProtocolVersions returns the modern-era revisions mcpctl speaks,
-// newest first; a fresh copy on each call.
-func ModernProtocolVersions() []string { return []string{ModernProtocolVersion} }
-
-// KnownProtocolVersions returns every revision mcpctl speaks, newest
-// first: the modern ones, then those [SupportedProtocolVersions] lists.
-func KnownProtocolVersions() []string {
-	return append(ModernProtocolVersions(), SupportedProtocolVersions()...)
-}
-
 // IsModern reports whether a protocol revision belongs to the modern era.
 // Revisions are dates, so they compare as strings.
 func IsModern(version string) bool { return version >= ModernProtocolVersion }

@@ -77,9 +77,9 @@ const (
 	promptsAgain   = "again"
 )
 
-// supportedVersions are the protocol versions initialize accepts from the
-// client; others get the latest.
-var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// supportedVersions are the revisions initialize accepts from the client,
+// mcpctl's own; others get the latest.
+func supportedVersions() []string { return client.SupportedProtocolVersions() }
 
 // object is shorthand for the messages below.
 type object = map[string]any
@@ -152,8 +152,8 @@ func initialize(params json.RawMessage, warningsOnly bool) (any, *RPCError) {
 	}
 	_ = json.Unmarshal(params, &p) // a bad request gets the latest version
 	version := p.ProtocolVersion
-	if !slices.Contains(supportedVersions, version) {
-		version = supportedVersions[0]
+	if !slices.Contains(supportedVersions(), version) {
+		version = supportedVersions()[0]
 	}
 	if warningsOnly {
 		return object{
