@@ -8,14 +8,35 @@ import (
 	"time"
 )
 
-// Standard JSON-RPC and MCP error codes.
+// JSON-RPC error codes: the one table of them in mcpctl. Packages that
+// may not import client (transport, the demo server) keep their own names,
+// which tests check against these.
 const (
+	// The JSON-RPC 2.0 codes.
 	CodeParseError     = -32700
 	CodeInvalidRequest = -32600
 	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
-	CodeNotFound       = -32002 // resource not found
+
+	// CodeNotFound: the resource of resources/read does not exist.
+	CodeNotFound = -32002
+	// CodeURLElicitationRequired: the server needs the client to complete
+	// a URL elicitation first (URLElicitationRequiredError, 2025-11-25).
+	CodeURLElicitationRequired = -32042
+
+	// The codes of the modern era (2026-07-28 schema).
+
+	// CodeHeaderMismatch: the HTTP headers do not match the body, or a
+	// required one is missing (HeaderMismatchError).
+	CodeHeaderMismatch = -32020
+	// CodeMissingClientCapability: the request needs a client capability
+	// that was not declared (MissingRequiredClientCapabilityError).
+	CodeMissingClientCapability = -32021
+	// CodeUnsupportedProtocolVersion: the server does not speak the
+	// requested revision; data.supported lists those it does.
+	CodeUnsupportedProtocolVersion = -32022
+
 	// CodeBusy is what mcpctl answers a server→client request with when
 	// [MaxConcurrentServerRequests] handlers are already running.
 	CodeBusy = -32000

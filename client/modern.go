@@ -39,29 +39,6 @@ const (
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 
-// Error codes of the modern era (2026-07-28 schema).
-const (
-	// CodeHeaderMismatch: the HTTP headers do not match the body, or a
-	// required one is missing (HeaderMismatchError).
-	CodeHeaderMismatch = -32020
-	// CodeMissingClientCapability: the request needs a client capability
-	// that was not declared (MissingRequiredClientCapabilityError).
-	CodeMissingClientCapability = -32021
-	// CodeUnsupportedProtocolVersion: the server does not speak the
-	// requested revision; data.supported lists those it does.
-	CodeUnsupportedProtocolVersion = -32022
-)
-
-// ModernProtocolVersions returns the modern-era revisions mcpctl speaks,
-// newest first; a fresh copy on each call.
-func ModernProtocolVersions() []string { return []string{ModernProtocolVersion} }
-
-// KnownProtocolVersions returns every revision mcpctl speaks, newest
-// first: the modern ones, then those [SupportedProtocolVersions] lists.
-func KnownProtocolVersions() []string {
-	return append(ModernProtocolVersions(), SupportedProtocolVersions()...)
-}
-
 // IsModern reports whether a protocol revision belongs to the modern era.
 // Revisions are dates, so they compare as strings.
 func IsModern(version string) bool { return version >= ModernProtocolVersion }

@@ -3,18 +3,33 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
-// Protocol revisions mcpctl speaks, newest first.
-const (
-	LatestProtocolVersion = "2025-11-25"
-)
+// LatestProtocolVersion is the newest revision of the legacy era, the one
+// offered in initialize.
+const LatestProtocolVersion = "2025-11-25"
+
+// KnownProtocolVersions returns every revision mcpctl speaks, newest
+// first: the one list of them. Every other list (the embedded official
+// schemas, the test servers', the transport's [transport.StatelessRevision])
+// is this one or is checked against it by a test. A fresh copy on each
+// call, so a caller cannot change what the client accepts.
+func KnownProtocolVersions() []string {
+	return []string{ModernProtocolVersion, LatestProtocolVersion, "2025-06-18", "2025-03-26", "2024-11-05"}
+}
 
 // SupportedProtocolVersions returns every revision a server may answer
-// initialize with, newest first. The slice is a fresh copy on each call, so
-// a caller cannot change what the client accepts.
+// initialize with (those of the legacy era), newest first; a fresh copy on
+// each call.
 func SupportedProtocolVersions() []string {
-	return []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+	return slices.DeleteFunc(KnownProtocolVersions(), IsModern)
+}
+
+// ModernProtocolVersions returns the modern-era revisions mcpctl speaks,
+// newest first; a fresh copy on each call.
+func ModernProtocolVersions() []string {
+	return slices.DeleteFunc(KnownProtocolVersions(), func(v string) bool { return !IsModern(v) })
 }
 
 // batchesAllowed reports whether a protocol revision lets a JSON-RPC batch

@@ -42,7 +42,7 @@ func TestExitCodeAuth(t *testing.T) {
 			t.Errorf("%s: exitCode(%v) = %d, want %d", tt.name, tt.err, got, tt.want)
 		}
 	}
-	if !strings.Contains(exitCodeHelp, "8    authorization required") {
+	if !strings.Contains(exitCodeHelp(), "8    authorization required") {
 		t.Error("the exit-code help does not list 8")
 	}
 }

@@ -61,7 +61,7 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session.Sessi
 		OnNotification:  o.OnNotification,
 		OnEvent:         f.eventPrinter(o.Verbose),
 		OnProtocolWarning: func(msg string) {
-			f.Warner().Warn("protocol violation", "mcpctl: protocol violation: "+red.String(msg))
+			f.Warner().Warn(violationKind, protocolViolation(red.String(msg)))
 			if o.OnStdoutNoise != nil && !o.Demo && o.URL == "" && strings.HasPrefix(msg, "ignoring a message from the server that is ") {
 				// JSON on a stdio server's stdout, but not a JSON-RPC message.
 				o.OnStdoutNoise(red.String(msg))
@@ -264,7 +264,7 @@ func (f *Factory) transport(o *ServerOptions, closers *[]func() error) (transpor
 			MaxMessageSize: o.MaxMessageSize,
 			Dir:            o.Cwd,
 			Stderr:         stderr,
-			Warn:           stdoutNoiseWriter(f.Warner().Writer("protocol violation"), o.OnStdoutNoise),
+			OnViolation:    violationReporter(f.Warner(), o.OnStdoutNoise),
 			Grace:          o.Grace,
 		}
 	}
@@ -284,24 +284,3 @@ func (f *Factory) transport(o *ServerOptions, closers *[]func() error) (transpor
 	}
 	return t, nil
 }
-
-// stdoutNoiseWriter is the stdio transport's Warn: each line goes to warn,
-// and also to noise when it is set, without the "mcpctl: protocol
-// violation: " prefix. The transport writes one whole line per Write.
-func stdoutNoiseWriter(warn io.Writer, noise func(string)) io.Writer {
-	if noise == nil {
-		return warn
-	}
-	return writerFunc(func(p []byte) (int, error) {
-		for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-			line = strings.TrimPrefix(line, "mcpctl: protocol violation: ")
-			noise(strings.Replace(line, " (ignored): ", ": ", 1))
-		}
-		return warn.Write(p)
-	})
-}
-
-// writerFunc is an io.Writer made of a function.
-type writerFunc func(p []byte) (int, error)
-
-func (w writerFunc) Write(p []byte) (int, error) { return w(p) }

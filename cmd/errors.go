@@ -17,7 +17,9 @@ import (
 	"github.com/mcpctl/mcpctl/transport"
 )
 
-// Exit codes, documented in the README and in `mcpctl --help`.
+// Exit codes: the contract of ARCHITECTURE.md. Each is documented by its
+// row of [exitCodeTable], the one text behind `mcpctl --help` and the
+// README's table.
 const (
 	ExitOK          = 0
 	ExitError       = 1
@@ -31,27 +33,74 @@ const (
 	ExitPolicy      = 9
 	ExitInterrupted = 130
 	// ExitTerminated is SIGTERM's: 128 + the signal's number, as shells
-	// report it (SIGHUP's is 129). See signalExitCode.
+	// report it (SIGHUP's is 129). See signalCode.
 	ExitTerminated = 143
 )
 
-const exitCodeHelp = `Exit codes:
-  0    success
-  1    error: connection, transport, protocol, internal
-  2    usage error: bad flags or arguments to mcpctl itself, an unknown
-       tool or prompt, a file named on the command line that is missing
-  3    the server answered with a JSON-RPC error
-  4    the tool ran and returned isError: true
-  5    validation failed: arguments (a wrong type too) breaking the
-       inputSchema or a prompt's arguments, a result its outputSchema
-  6    signature verification failed (or an audit trail line, for
-       audit verify)
-  7    timed out
-  8    authorization required or failed (no usable token, and no way to
-       complete a sign-in here: run mcpctl auth login)
-  9    refused by policy (approval not given, missing scope, rate limit)
-  130  interrupted (Ctrl-C); the in-flight request was cancelled
-  143  terminated (SIGTERM), as for Ctrl-C; 129 for SIGHUP`
+// exitCodeDoc documents one exit code. Meaning is Markdown with code spans
+// only, so that the help can show it as plain text.
+type exitCodeDoc struct {
+	Code    int
+	Meaning string
+}
+
+// exitCodeTable returns the documented exit codes in order, a fresh slice
+// on each call.
+func exitCodeTable() []exitCodeDoc {
+	return []exitCodeDoc{
+		{ExitOK, "success"},
+		{ExitError, "error: connection, transport, protocol, internal"},
+		{ExitUsage, "usage error: bad flags or arguments to mcpctl itself, an unknown tool or prompt (with the closest name), a file named on the command line that does not exist"},
+		{ExitRPCError, "the server answered with a JSON-RPC error"},
+		{ExitToolError, "the tool ran and returned `isError: true`"},
+		{ExitValidation, "validation failed: arguments breaking the tool's inputSchema (a value of the wrong type included) or a prompt's declared arguments, nothing sent; a result breaking its outputSchema; with `--strict`, a `format` mismatch; for `diff`, a change that `--fail-on` fails on (breaking ones by default)"},
+		{ExitSignature, "signature verification failed; for `audit verify`, a line of the audit trail that does not verify"},
+		{ExitTimeout, "timed out (mcpctl cancelled the request: `notifications/cancelled`, or in the modern era over HTTP by closing its stream)"},
+		{ExitAuth, "authorization required or failed: no usable token and no way to sign in here (run `mcpctl auth login`), a refused or failed OAuth flow, or a 401/403 the server kept answering"},
+		{ExitPolicy, "refused by policy: approval not given, a required scope missing, or the rate limit reached"},
+		{ExitInterrupted, "interrupted (Ctrl-C); the in-flight request was cancelled, as for a timeout"},
+		{ExitTerminated, "terminated (SIGTERM), handled as Ctrl-C is; 129 for SIGHUP (128 + the signal's number, as shells report)"},
+	}
+}
+
+// exitCodeHelp is the exit-code section of `mcpctl --help`: the table as
+// plain text, each meaning wrapped beside its code.
+func exitCodeHelp() string {
+	const indent, width = 7, 78
+	var b strings.Builder
+	b.WriteString("Exit codes:")
+	for _, e := range exitCodeTable() {
+		fmt.Fprintf(&b, "\n  %-4d", e.Code)
+		col := indent
+		for i, word := range strings.Fields(strings.ReplaceAll(e.Meaning, "`", "")) {
+			switch {
+			case i == 0:
+				b.WriteByte(' ')
+				col++
+			case col+1+len(word) > width:
+				b.WriteString("\n" + strings.Repeat(" ", indent))
+				col = indent
+			default:
+				b.WriteByte(' ')
+				col++
+			}
+			b.WriteString(word)
+			col += len(word)
+		}
+	}
+	return b.String()
+}
+
+// exitCodeMarkdown is the README's exit-code table, which a test keeps
+// equal to this one.
+func exitCodeMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| code | meaning |\n|---|---|\n")
+	for _, e := range exitCodeTable() {
+		fmt.Fprintf(&b, "| %d | %s |\n", e.Code, e.Meaning)
+	}
+	return b.String()
+}
 
 // FlagError is a usage error: bad flags or arguments to mcpctl itself.
 // Hint asks for the "see --help" line, useful when the error is about the

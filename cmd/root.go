@@ -101,11 +101,19 @@ func (c *signalCause) Unwrap() error { return context.Canceled }
 func signalExitCode(ctx context.Context, code int) int {
 	var sc *signalCause
 	if errors.As(context.Cause(ctx), &sc) {
-		if n, ok := sc.sig.(syscall.Signal); ok {
-			return 128 + int(n)
-		}
+		return signalCode(sc.sig)
 	}
 	return code
+}
+
+// signalCode is the exit code of a process a signal ended: 128 + the
+// signal's number, as shells report it (130 for SIGINT, 143 for SIGTERM,
+// 129 for SIGHUP); [ExitInterrupted] for a signal with no number.
+func signalCode(sig os.Signal) int {
+	if n, ok := sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return ExitInterrupted
 }
 
 // watchSignals cancels the command at the first signal and closes hurry
@@ -263,7 +271,7 @@ mcpctl's config file (--config FILE, default ~/.config/mcpctl/config.yaml),
 else the built-in defaults. So does --audit FILE (MCPCTL_AUDIT, audit:), the
 audit trail of every call, read and prompt get (see mcpctl audit).
 
-` + exitCodeHelp,
+` + exitCodeHelp(),
 		Example: `  mcpctl list --demo
   mcpctl call --demo add a=2 b=3
   mcpctl list -- npx -y @modelcontextprotocol/server-everything

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -164,13 +163,8 @@ func shellRun(ctx context.Context, opts *ShellOptions) error {
 	err := shell.Run(ctx, sopts)
 	var sigErr *shell.SignalError
 	if errors.As(err, &sigErr) {
-		// As every mcpctl command: 128 + the signal (130 for Ctrl-C,
-		// 143 for SIGTERM, 129 for SIGHUP).
-		code := ExitInterrupted
-		if n, ok := sigErr.Signal.(syscall.Signal); ok {
-			code = 128 + int(n)
-		}
-		return &ExitCodeError{Code: code}
+		// As every mcpctl command: 128 + the signal.
+		return &ExitCodeError{Code: signalCode(sigErr.Signal)}
 	}
 	return err
 }

@@ -13,8 +13,27 @@ import (
 //go:embed mcp/*/schema.json
 var officialFS embed.FS
 
-// officialVersions are the revisions embedded, oldest first.
-var officialVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+// officialVersions are the revisions embedded, oldest first: the folders
+// under mcp/, so that the list is not written out a second time (schema
+// may not import client, whose list a client test checks this one
+// against). Set once, never changed.
+var officialVersions = embeddedVersions()
+
+// embeddedVersions lists the folders of officialFS's mcp/, oldest first:
+// revisions are dates, and ReadDir sorts by name.
+func embeddedVersions() []string {
+	entries, err := officialFS.ReadDir("mcp")
+	if err != nil {
+		panic("schema: the embedded official schemas are missing: " + err.Error())
+	}
+	versions := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.IsDir() {
+			versions = append(versions, e.Name())
+		}
+	}
+	return versions
+}
 
 // OfficialVersions lists the protocol revisions whose official schema is
 // embedded, oldest first.

@@ -151,14 +151,13 @@ func TestLineReaderMemory(t *testing.T) {
 }
 
 func TestCheckLine(t *testing.T) {
-	const prefix = "mcpctl: protocol violation: server wrote a line to stdout that is not JSON-RPC (ignored): "
 	long := strings.Repeat("y", 300)
 	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
 	deepInString := `{"a":"` + strings.Repeat("[", 20000) + `"`
 	tests := []struct {
 		line     string
 		wantMsg  string // "" means skipped
-		wantWarn string
+		wantWarn string // the reported line, quoted
 	}{
 		{`{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0"}`, ""},
 		{"  [1]\r", "[1]", ""},
@@ -167,19 +166,24 @@ func TestCheckLine(t *testing.T) {
 		{deep, deep, ""}, // too deep for encoding/json: the client reports it
 		{"", "", ""},
 		{" \t\r", "", ""},
-		{"hello", "", prefix + `"hello"` + "\n"},
-		{"42", "", prefix + `"42"` + "\n"},
-		{`{"a":`, "", prefix + `"{\"a\":"` + "\n"},
-		{long, "", prefix + `"` + long[:200] + `"` + "\n"},
-		{deepInString, "", prefix + strconv.Quote(deepInString[:200]) + "\n"},
+		{"hello", "", `"hello"`},
+		{"42", "", `"42"`},
+		{`{"a":`, "", `"{\"a\":"`},
+		{long, "", `"` + long[:200] + `"`},
+		{deepInString, "", strconv.Quote(deepInString[:200])},
 	}
 	for _, tt := range tests {
-		var warn bytes.Buffer
-		msg, ok := checkLine([]byte(tt.line), &warn)
+		var got string
+		msg, ok := checkLine([]byte(tt.line), func(v Violation) {
+			if v.Kind != ViolationStdoutLine {
+				t.Errorf("checkLine(%.40q) reported a violation of kind %d", tt.line, v.Kind)
+			}
+			got += strconv.Quote(string(v.Line))
+		})
 		if ok != (tt.wantMsg != "") || string(msg) != tt.wantMsg {
 			t.Errorf("checkLine(%.40q) = %.40q, %v; want %.40q", tt.line, msg, ok, tt.wantMsg)
 		}
-		if got := warn.String(); got != tt.wantWarn {
+		if got != tt.wantWarn {
 			t.Errorf("checkLine(%.40q) warned %q, want %q", tt.line, got, tt.wantWarn)
 		}
 	}

@@ -98,12 +98,12 @@ type HTTPOptions struct {
 	// Event constants). It may be called from any goroutine and must not
 	// block; [Trace.Note] fits.
 	OnEvent func(event string, detail any)
-	// Warn receives one line, "mcpctl: protocol violation: …", per server
-	// misbehaviour that does not stop the session (a non-JSON event, a
-	// body where none belongs), and "mcpctl: warning: …" for a message
-	// skipped for its size that answered no pending request. Lines are
-	// redacted. Nil discards them.
-	Warn io.Writer
+	// OnViolation is told of each server misbehaviour that does not stop
+	// the session ([ViolationHTTP]: a non-JSON event, a body where none
+	// belongs) and of each message skipped for its size that answered no
+	// pending request ([ViolationTooLarge]). It may be called from any
+	// goroutine and must not block. Nil ignores them.
+	OnViolation func(Violation)
 
 	// MaxMessageSize limits one message: a JSON response body or one SSE
 	// event. Zero means [DefaultMaxMessageSize]. A message over it is
@@ -336,23 +336,21 @@ func (b *httpBase) event(name string, detail any) {
 	b.opts.OnEvent(name, detail)
 }
 
-// warnf writes one protocol-violation line to Warn, redacted.
+// warnf reports a [ViolationHTTP] to OnViolation, its detail redacted.
 func (b *httpBase) warnf(format string, args ...any) {
-	if b.opts.Warn != nil {
-		line := fmt.Sprintf("mcpctl: protocol violation: "+format, args...)
-		fmt.Fprintln(b.opts.Warn, b.redactor.String(collapseLine(line)))
+	if b.opts.OnViolation != nil {
+		b.opts.OnViolation(Violation{Kind: ViolationHTTP, Detail: b.redactor.String(collapseLine(fmt.Sprintf(format, args...)))})
 	}
 }
 
-// warnLine writes one warning line to Warn, redacted: for what is no
-// protocol violation (a message over the size limit).
+// warnLine reports a [ViolationTooLarge] to OnViolation, msg redacted.
 func (b *httpBase) warnLine(msg string) {
-	if b.opts.Warn != nil {
-		fmt.Fprintln(b.opts.Warn, b.redactor.String(collapseLine("mcpctl: warning: "+msg)))
+	if b.opts.OnViolation != nil {
+		b.opts.OnViolation(Violation{Kind: ViolationTooLarge, Detail: b.redactor.String(collapseLine(msg))})
 	}
 }
 
-// collapseLine keeps a warning on one line.
+// collapseLine keeps a violation's detail on one line.
 func collapseLine(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }

@@ -202,7 +202,7 @@ func TestMessageTooLarge(t *testing.T) {
 			var cc countingClient
 			var warn syncBuffer
 			conn, err := (&transport.StreamableHTTP{Options: transport.HTTPOptions{URL: ts.URL, MaxMessageSize: limit,
-				Client: cc.client(), Warn: &warn}}).Connect(context.Background())
+				Client: cc.client(), OnViolation: warn.report}}).Connect(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,7 +443,7 @@ func TestSSELegacyMessageTooLarge(t *testing.T) {
 	var warn syncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	conn, err := (&transport.SSE{Options: transport.HTTPOptions{URL: ts.URL + "/sse", MaxMessageSize: limit, Warn: &warn}}).Connect(ctx)
+	conn, err := (&transport.SSE{Options: transport.HTTPOptions{URL: ts.URL + "/sse", MaxMessageSize: limit, OnViolation: warn.report}}).Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func (m *Mock) handleLine(line []byte) []json.RawMessage {
 	if len(line) > 0 && line[0] == '[' {
 		var batch []json.RawMessage
 		if json.Unmarshal(line, &batch) != nil {
-			return []json.RawMessage{errorResponse(json.RawMessage("null"), -32700, "parse error: the line is not JSON")}
+			return []json.RawMessage{errorResponse(json.RawMessage("null"), codeParseError, "parse error: the line is not JSON")}
 		}
 		var out []json.RawMessage
 		for _, msg := range batch {
@@ -73,7 +73,7 @@ func (m *Mock) handleLine(line []byte) []json.RawMessage {
 		return out
 	}
 	if !json.Valid(line) {
-		return []json.RawMessage{errorResponse(json.RawMessage("null"), -32700, "parse error: the line is not JSON")}
+		return []json.RawMessage{errorResponse(json.RawMessage("null"), codeParseError, "parse error: the line is not JSON")}
 	}
 	return m.Handle(line)
 }

@@ -203,9 +203,11 @@ func NewMock(rec *Recording) *Mock {
 	return &Mock{rec: rec, seen: map[string]int{}}
 }
 
-// Mock errors: a method the recording never saw, and a method it saw with
-// other params.
+// Mock errors: a message that is not JSON, a method the recording never
+// saw, and a method it saw with other params. transport may not import
+// client, whose table of codes a client test checks these against.
 const (
+	codeParseError     = -32700
 	codeMethodNotFound = -32601
 	codeInternalError  = -32603
 )
@@ -229,7 +231,7 @@ func (m *Mock) Handle(msg json.RawMessage) []json.RawMessage {
 	}
 	params, err := CanonicalParams(req.Params)
 	if err != nil {
-		return []json.RawMessage{errorResponse(req.ID, -32700, err.Error())}
+		return []json.RawMessage{errorResponse(req.ID, codeParseError, err.Error())}
 	}
 	key := req.Method + " " + params
 	list := m.rec.byKey[key]

@@ -293,7 +293,8 @@ func (l *eventLog) waitFor(t *testing.T, prefix string) {
 	}
 }
 
-// syncBuffer is a goroutine-safe Warn writer.
+// syncBuffer is a goroutine-safe writer; its report method makes it a
+// transport's OnViolation, writing each detail on a line.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
@@ -463,3 +464,5 @@ func (c *versionConn) WritesConcurrently() bool {
 	cw, ok := c.Connection.(transport.ConcurrentWriter)
 	return ok && cw.WritesConcurrently()
 }
+
+func (s *syncBuffer) report(v transport.Violation) { fmt.Fprintln(s, v.Detail) }

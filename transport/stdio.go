@@ -38,8 +38,8 @@ const maxTail = 200
 //
 // Reading: one line is one message, of at most MaxMessageSize bytes. Blank
 // lines are skipped; a line that is not a JSON object or array is reported
-// to Warn and skipped. A line that is a JSON array (a JSON-RPC batch) is
-// returned whole, as is a line with invalid UTF-8 inside its strings: the
+// to OnViolation and skipped. A line that is a JSON array (a JSON-RPC batch)
+// is returned whole, as is a line with invalid UTF-8 inside its strings: the
 // client decides what the negotiated revision allows. A line nested deeper
 // than encoding/json can check is passed on too, so that the client reports
 // its depth at once instead of the request waiting for an answer that was
@@ -101,9 +101,10 @@ type Command struct {
 	// Nil discards it. The last non-empty line is always kept for
 	// [ExitError.LastStderr].
 	Stderr io.Writer
-	// Warn receives one line per protocol violation (a stdout line that is
-	// not a JSON object or array). Nil discards them.
-	Warn io.Writer
+	// OnViolation is told of each stdout line that is not a JSON object or
+	// array ([ViolationStdoutLine]), from the goroutine reading stdout; it
+	// must not block. Nil ignores them.
+	OnViolation func(Violation)
 	// InheritEnv passes all of Environ to the server. When false the
 	// server gets only a safe default set of variables ([DefaultEnv]) plus
 	// Env, so secrets in the user's shell do not reach third-party servers.
@@ -206,7 +207,7 @@ func (c *Command) Connect(ctx context.Context) (Connection, error) {
 		stdout:     stdoutR,
 		stderr:     stderrR,
 		errOut:     c.Stderr,
-		warn:       c.Warn,
+		report:     c.OnViolation,
 		grace:      c.grace(),
 		limit:      c.MaxMessageSize,
 		msgs:       make(chan json.RawMessage),
@@ -218,8 +219,8 @@ func (c *Command) Connect(ctx context.Context) (Connection, error) {
 	if conn.errOut == nil {
 		conn.errOut = io.Discard
 	}
-	if conn.warn == nil {
-		conn.warn = io.Discard
+	if conn.report == nil {
+		conn.report = func(Violation) {}
 	}
 	go conn.wait()
 	go conn.copyStderr()
@@ -276,7 +277,7 @@ type stdioConn struct {
 	stdout *os.File // read end of the child's stdout
 	stderr *os.File // read end of the child's stderr
 	errOut io.Writer
-	warn   io.Writer
+	report func(Violation)
 	grace  time.Duration
 	limit  int64 // of one stdout line
 
@@ -403,7 +404,7 @@ func (c *stdioConn) readMessages() error {
 			}
 			return c.endOfStream(err)
 		}
-		msg, ok := checkLine(line, c.warn)
+		msg, ok := checkLine(line, c.report)
 		if !ok {
 			continue
 		}
@@ -461,23 +462,21 @@ func (c *stdioConn) endOfStream(err error) error {
 
 // checkLine decides whether a stdout line is a message. Blank lines are
 // skipped silently; anything else that is not a JSON object or array is
-// reported to warn and skipped, because servers that print banners or logs to
-// stdout are common and one stray line should not end the session. A line
+// reported to violation and skipped, because servers that print banners or
+// logs to stdout are common and one stray line should not end the session. A line
 // that json.Valid refuses only because it is nested deeper than
 // encoding/json allows is passed on: it is most likely a real answer, and
 // the client reports its depth at once, where skipping it would leave its
 // request waiting for the timeout.
-func checkLine(line []byte, warn io.Writer) (json.RawMessage, bool) {
+func checkLine(line []byte, violation func(Violation)) (json.RawMessage, bool) {
 	msg := bytes.TrimSpace(line)
 	if len(msg) == 0 {
 		return nil, false
 	}
 	if (msg[0] != '{' && msg[0] != '[') || !json.Valid(msg) && !tooDeep(msg) {
-		quoted := line
-		if len(quoted) > maxTail {
-			quoted = quoted[:maxTail]
-		}
-		fmt.Fprintf(warn, "mcpctl: protocol violation: server wrote a line to stdout that is not JSON-RPC (ignored): %q\n", quoted)
+		// A copy: the reader may reuse line's buffer.
+		quoted := bytes.Clone(line[:min(len(line), maxTail)])
+		violation(Violation{Kind: ViolationStdoutLine, Line: quoted})
 		return nil, false
 	}
 	return msg, true

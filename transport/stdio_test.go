@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -183,7 +184,12 @@ func TestCommandEnvAndDir(t *testing.T) {
 func TestCommandSkipsNonJSON(t *testing.T) {
 	c := helper(t, "noise")
 	var warn syncBuffer
-	c.Warn = &warn
+	c.OnViolation = func(v Violation) {
+		if v.Kind != ViolationStdoutLine {
+			t.Errorf("violation of kind %d, want ViolationStdoutLine", v.Kind)
+		}
+		fmt.Fprintf(&warn, "%q\n", v.Line)
+	}
 	conn := connect(t, c)
 	var got []string
 	for range 3 {
@@ -199,9 +205,9 @@ func TestCommandSkipsNonJSON(t *testing.T) {
 	}
 	// Warnings are written before the message after them is handed over,
 	// so all three are in by now.
-	wantWarn := `mcpctl: protocol violation: server wrote a line to stdout that is not JSON-RPC (ignored): "Server starting on stdio..."
-mcpctl: protocol violation: server wrote a line to stdout that is not JSON-RPC (ignored): "\"a string is JSON but not JSON-RPC\""
-mcpctl: protocol violation: server wrote a line to stdout that is not JSON-RPC (ignored): "{\"truncated\":"
+	wantWarn := `"Server starting on stdio..."
+"\"a string is JSON but not JSON-RPC\""
+"{\"truncated\":"
 `
 	if diff := cmp.Diff(wantWarn, warn.String()); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)

@@ -505,7 +505,7 @@ func TestStreamableMalformedSSE(t *testing.T) {
 				}
 			}))
 			var warn syncBuffer
-			c := connect(t, &transport.StreamableHTTP{Options: transport.HTTPOptions{URL: ts.URL, Warn: &warn}}, client.Options{})
+			c := connect(t, &transport.StreamableHTTP{Options: transport.HTTPOptions{URL: ts.URL, OnViolation: warn.report}}, client.Options{})
 			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 			defer cancel()
 			_, err := c.CallTool(ctx, "t", nil, client.CallOptions{})
@@ -668,7 +668,7 @@ func TestStreamableLenientServer(t *testing.T) {
 	}))
 	var warn syncBuffer
 	events := newEventLog()
-	c := connect(t, &transport.StreamableHTTP{Options: transport.HTTPOptions{URL: ts.URL, Warn: &warn, OnEvent: events.on}}, client.Options{})
+	c := connect(t, &transport.StreamableHTTP{Options: transport.HTTPOptions{URL: ts.URL, OnViolation: warn.report, OnEvent: events.on}}, client.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	if _, err := c.ListTools(ctx); err != nil {

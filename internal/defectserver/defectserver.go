@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/mcpctl/mcpctl/client"
 )
 
 // Defect is one seeded defect.
@@ -75,9 +77,9 @@ const (
 	promptsAgain   = "again"
 )
 
-// supportedVersions are the protocol versions initialize accepts from the
-// client; others get the latest.
-var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// supportedVersions are the revisions initialize accepts from the client,
+// mcpctl's own; others get the latest.
+func supportedVersions() []string { return client.SupportedProtocolVersions() }
 
 // object is shorthand for the messages below.
 type object = map[string]any
@@ -150,8 +152,8 @@ func initialize(params json.RawMessage, warningsOnly bool) (any, *RPCError) {
 	}
 	_ = json.Unmarshal(params, &p) // a bad request gets the latest version
 	version := p.ProtocolVersion
-	if !slices.Contains(supportedVersions, version) {
-		version = supportedVersions[0]
+	if !slices.Contains(supportedVersions(), version) {
+		version = supportedVersions()[0]
 	}
 	if warningsOnly {
 		return object{
@@ -195,7 +197,7 @@ type RPCError struct {
 func (e *RPCError) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
 
 func invalidCursor(cursor string) *RPCError {
-	return &RPCError{Code: -32602, Message: fmt.Sprintf("invalid cursor %q", cursor)}
+	return &RPCError{Code: client.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor %q", cursor)}
 }
 
 // Handle answers one request as the server does: a result, or an error.
@@ -220,7 +222,7 @@ func (s Server) Handle(method string, params json.RawMessage) (json.RawMessage, 
 	case s.WarningsOnly && method == "resources/templates/list":
 		result = object{"resourceTemplates": []any{}}
 	case s.WarningsOnly:
-		return nil, &RPCError{Code: -32601, Message: "method not found: " + method}
+		return nil, &RPCError{Code: client.CodeMethodNotFound, Message: "method not found: " + method}
 	case method == "tools/list":
 		result, rpcErr = tools(p.Cursor)
 	case method == "resources/list":
@@ -230,14 +232,14 @@ func (s Server) Handle(method string, params json.RawMessage) (json.RawMessage, 
 	case method == "prompts/list":
 		result, rpcErr = prompts(p.Cursor)
 	default:
-		return nil, &RPCError{Code: -32601, Message: "method not found: " + method}
+		return nil, &RPCError{Code: client.CodeMethodNotFound, Message: "method not found: " + method}
 	}
 	if rpcErr != nil {
 		return nil, rpcErr
 	}
 	data, err := json.Marshal(result)
 	if err != nil {
-		return nil, &RPCError{Code: -32603, Message: err.Error()}
+		return nil, &RPCError{Code: client.CodeInternalError, Message: err.Error()}
 	}
 	return data, nil
 }
@@ -274,7 +276,7 @@ func (s Server) serveOne(line []byte, w io.Writer, received func(string)) error 
 	resp := object{"jsonrpc": "2.0"}
 	if err := json.Unmarshal(line, &msg); err != nil {
 		resp["id"] = nil
-		resp["error"] = &RPCError{Code: -32700, Message: "parse error: " + err.Error()}
+		resp["error"] = &RPCError{Code: client.CodeParseError, Message: "parse error: " + err.Error()}
 	} else {
 		if msg.Method == "" {
 			return nil // a response to nothing we sent

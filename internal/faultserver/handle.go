@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpctl/mcpctl/client"
 )
 
 // Texts the modes send, for scripts and tests to match.
@@ -77,12 +79,12 @@ func (s *server) handle(ctx context.Context, m message, secrets []string, sessio
 		out, err = s.toolsCall(m, secrets)
 	case "prompts/list", "prompts/get":
 		if !s.offersPrompts() {
-			out = [][]byte{errorResponse(m.ID, -32601, "method not found: "+m.Method)}
+			out = [][]byte{errorResponse(m.ID, client.CodeMethodNotFound, "method not found: "+m.Method)}
 			break
 		}
 		out = s.prompts(m)
 	default:
-		out = [][]byte{errorResponse(m.ID, -32601, "method not found: "+m.Method)}
+		out = [][]byte{errorResponse(m.ID, client.CodeMethodNotFound, "method not found: "+m.Method)}
 	}
 	if err != nil || len(out) == 0 {
 		return out, err
@@ -106,7 +108,7 @@ func (s *server) toolsList(ctx context.Context, m message) ([][]byte, error) {
 		if p.Cursor != "" {
 			n, err := strconv.Atoi(strings.TrimPrefix(p.Cursor, "from-"))
 			if err != nil || n < 0 || n > s.cfg.Count {
-				return [][]byte{errorResponse(m.ID, -32602, fmt.Sprintf("invalid cursor %q", p.Cursor))}, nil
+				return [][]byte{errorResponse(m.ID, client.CodeInvalidParams, fmt.Sprintf("invalid cursor %q", p.Cursor))}, nil
 			}
 			start = n
 		}
@@ -234,7 +236,7 @@ func (s *server) prompts(m message) [][]byte {
 	}
 	_ = json.Unmarshal(m.Params, &p) // no name: the error below
 	if p.Name != PromptName {
-		return [][]byte{errorResponse(m.ID, -32602, fmt.Sprintf("unknown prompt %q: this server offers %q", p.Name, PromptName))}
+		return [][]byte{errorResponse(m.ID, client.CodeInvalidParams, fmt.Sprintf("unknown prompt %q: this server offers %q", p.Name, PromptName))}
 	}
 	role := "user"
 	if s.cfg.Mode == "prompt-system-role" {

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpctl/mcpctl/client"
 )
 
 // Texts of the HTTP modes.
@@ -252,7 +254,7 @@ func (s *server) servePost(w http.ResponseWriter, r *http.Request, body []byte) 
 	if err != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		w.Write(errorResponse([]byte("null"), -32700, "parse error: "+err.Error()))
+		w.Write(errorResponse([]byte("null"), client.CodeParseError, "parse error: "+err.Error()))
 		return
 	}
 	var requests []message

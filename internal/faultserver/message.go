@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/client"
 )
 
 // message is one incoming JSON-RPC message. A request has a method and an
@@ -85,19 +87,19 @@ func textResult(text string) []byte {
 	return mustJSON(object{"content": []any{object{"type": "text", "text": text}}})
 }
 
-// supportedVersions are the revisions initialize accepts from the client;
-// others get the latest.
-var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// supportedVersions are the revisions initialize accepts from the client,
+// mcpctl's own; others get the latest.
+func supportedVersions() []string { return client.SupportedProtocolVersions() }
 
 func negotiate(params json.RawMessage) string {
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	_ = json.Unmarshal(params, &p) // a bad request gets the latest version
-	if slices.Contains(supportedVersions, p.ProtocolVersion) {
+	if slices.Contains(supportedVersions(), p.ProtocolVersion) {
 		return p.ProtocolVersion
 	}
-	return supportedVersions[0]
+	return supportedVersions()[0]
 }
 
 // faultTool is the one tool every mode offers; its call triggers the
