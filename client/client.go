@@ -95,6 +95,10 @@ type Options struct {
 	// batch the revision forbids). It may run on any client goroutine, one
 	// call at a time per goroutine: it must not block.
 	OnProtocolWarning func(msg string)
+	// OnIgnored, when set, also receives the warnings about server
+	// messages the client dropped unread: not JSON, not JSON-RPC, or of no
+	// known shape (a validator reports them as the server's noise).
+	OnIgnored func(msg string)
 	// OnEvent receives events of the session worth showing with -v, such as
 	// [EventSessionReinitialized] with a detail naming the new session's
 	// protocol version and server. It runs on the goroutine of the request
@@ -608,6 +612,14 @@ func (c *Client) write(ctx context.Context, data []byte) error {
 func (c *Client) warn(msg string) {
 	if c.opts.OnProtocolWarning != nil {
 		c.opts.OnProtocolWarning(msg)
+	}
+}
+
+// ignored warns of a server message dropped unread.
+func (c *Client) ignored(msg string) {
+	c.warn(msg)
+	if c.opts.OnIgnored != nil {
+		c.opts.OnIgnored(msg)
 	}
 }
 

@@ -75,7 +75,7 @@ func (c *Client) dispatch(msg json.RawMessage) {
 func (c *Client) dispatchBatch(msg json.RawMessage) {
 	elems, err := splitArray(msg)
 	if err != nil {
-		c.warn(fmt.Sprintf("ignoring a message from the server that is not valid JSON (%v): %s", err, truncate(msg, 200)))
+		c.ignored(fmt.Sprintf("ignoring a message from the server that is not valid JSON (%v): %s", err, truncate(msg, 200)))
 		return
 	}
 	version := c.ProtocolVersion()
@@ -119,7 +119,7 @@ func (c *Client) dispatchOne(msg json.RawMessage) {
 	}
 	env, err := parseEnvelope(msg)
 	if err != nil {
-		c.warn(fmt.Sprintf("ignoring a message from the server that is not valid JSON-RPC (%v): %s", err, truncate(msg, 200)))
+		c.ignored(fmt.Sprintf("ignoring a message from the server that is not valid JSON-RPC (%v): %s", err, truncate(msg, 200)))
 		return
 	}
 	switch {
@@ -130,7 +130,7 @@ func (c *Client) dispatchOne(msg json.RawMessage) {
 	case env.isNotification():
 		c.notification(env.Method, env.Params) // subscribe.go
 	default:
-		c.warn("ignoring a message from the server that is neither a request, a response nor a notification: " + truncate(msg, 200))
+		c.ignored("ignoring a message from the server that is neither a request, a response nor a notification: " + truncate(msg, 200))
 	}
 }
 

@@ -62,11 +62,11 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session.Sessi
 		OnEvent:         f.eventPrinter(o.Verbose),
 		OnProtocolWarning: func(msg string) {
 			f.Warner().Warn(violationKind, protocolViolation(red.String(msg)))
-			if o.OnStdoutNoise != nil && !o.Demo && o.URL == "" && strings.HasPrefix(msg, "ignoring a message from the server that is ") {
-				// JSON on a stdio server's stdout, but not a JSON-RPC message.
-				o.OnStdoutNoise(red.String(msg))
-			}
 		},
+	}
+	if o.OnStdoutNoise != nil && !o.Demo && o.URL == "" {
+		// JSON on a stdio server's stdout, but not a JSON-RPC message.
+		opts.OnIgnored = func(msg string) { o.OnStdoutNoise(red.String(msg)) }
 	}
 	if opts.OnNotification == nil {
 		opts.OnNotification = f.notificationPrinter()
