@@ -49,12 +49,12 @@ type exitCodeDoc struct {
 func exitCodeTable() []exitCodeDoc {
 	return []exitCodeDoc{
 		{ExitOK, "success"},
-		{ExitError, "error: connection, transport, protocol, internal"},
+		{ExitError, "error: connection, transport, protocol, internal; an audit record that could not be written (the request was made, its result shown)"},
 		{ExitUsage, "usage error: bad flags or arguments to mcpctl itself, an unknown tool or prompt (with the closest name), a file named on the command line that does not exist"},
 		{ExitRPCError, "the server answered with a JSON-RPC error"},
 		{ExitToolError, "the tool ran and returned `isError: true`"},
 		{ExitValidation, "validation failed: arguments breaking the tool's inputSchema (a value of the wrong type included) or a prompt's declared arguments, nothing sent; a result breaking its outputSchema; with `--strict`, a `format` mismatch; for `diff`, a change that `--fail-on` fails on (breaking ones by default)"},
-		{ExitSignature, "signature verification failed; for `audit verify`, a line of the audit trail that does not verify"},
+		{ExitSignature, "signature verification failed; for `audit verify`, a line of the audit trail that does not verify, or a trail that does not end where its head says"},
 		{ExitTimeout, "timed out (mcpctl cancelled the request: `notifications/cancelled`, or in the modern era over HTTP by closing its stream)"},
 		{ExitAuth, "authorization required or failed: no usable token and no way to sign in here (run `mcpctl auth login`), a refused or failed OAuth flow, or a 401/403 the server kept answering"},
 		{ExitPolicy, "refused by policy: approval not given, a required scope missing, or the rate limit reached"},
