@@ -655,19 +655,21 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 // blocked on a full pipe when ctx ends), so no caller waits longer than
 // its own bound behind a server that stopped reading.
 func (c *Client) write(ctx context.Context, data []byte) error {
-	if !c.concurrentWrites {
-		select {
-		case c.writeSem <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		defer func() { <-c.writeSem }()
+	if c.concurrentWrites {
+		// Each write is an exchange of its own (an HTTP POST, which may
+		// last as long as its request): a slow one holds up no other,
+		// and says nothing about the server reading.
+		return c.conn.Write(ctx, data)
 	}
+	select {
+	case c.writeSem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-c.writeSem }()
 	start := time.Since(c.epoch)
-	if !c.concurrentWrites {
-		c.writeStart.Store(int64(start) + 1)
-		defer c.writeStart.Store(0)
-	}
+	c.writeStart.Store(int64(start) + 1)
+	defer c.writeStart.Store(0)
 	err := c.conn.Write(ctx, data)
 	switch {
 	case err == nil:
@@ -680,7 +682,8 @@ func (c *Client) write(ctx context.Context, data []byte) error {
 
 // writerStuck reports whether the server seems to have stopped reading:
 // the write in progress has waited stuckAfter, or the last write that
-// gave up had, and none has succeeded since.
+// gave up had, and none has succeeded since. It is never true for a
+// connection that writes concurrently.
 func (c *Client) writerStuck() bool {
 	if c.stalled.Load() {
 		return true
