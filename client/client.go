@@ -31,7 +31,8 @@ const DefaultTimeout = 60 * time.Second
 // MaxConcurrentServerRequests is how many server→client requests are
 // handled at once. A request beyond that is answered at once with error
 // [CodeBusy], so a server flooding mcpctl with requests costs bounded
-// memory and goroutines.
+// memory and goroutines; while the server does not read its input, the
+// answer is dropped instead, and Close reports how many were.
 const MaxConcurrentServerRequests = 16
 
 // MaxDepth is the deepest nesting of objects and arrays accepted in one
