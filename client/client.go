@@ -31,7 +31,8 @@ const DefaultTimeout = 60 * time.Second
 // MaxConcurrentServerRequests is how many server→client requests are
 // handled at once. A request beyond that is answered at once with error
 // [CodeBusy], so a server flooding mcpctl with requests costs bounded
-// memory and goroutines.
+// memory and goroutines; while the server does not read its input, the
+// answer is dropped instead, and Close reports how many were.
 const MaxConcurrentServerRequests = 16
 
 // MaxDepth is the deepest nesting of objects and arrays accepted in one
@@ -46,8 +47,26 @@ const MaxDepth = 10000
 const EventSessionReinitialized = "session re-initialized"
 
 // busyQueue bounds the answers to refused server requests waiting to be
-// written; beyond it, the read loop waits for room.
+// written; beyond it, the read loop waits for room while the writer makes
+// progress, and drops the answer when it does not (see [stuckAfter]).
 const busyQueue = 256
+
+// stuckAfter is how long one write may wait for the server to read before
+// the client takes the server to have stopped reading its input. From then
+// on, until a write succeeds, nothing waits on the writer: answers to
+// refused server requests are dropped (and counted), and
+// notifications/cancelled is skipped. It is short next to any request
+// timeout, and long next to a write to a server that reads.
+const stuckAfter = 500 * time.Millisecond
+
+// cancelTimeout bounds sending notifications/cancelled over a connection
+// that writes concurrently (HTTP, where it is a POST of its own): the
+// cancellation is best-effort, and the caller, whose context may be done
+// already, should not wait long for it. Over a serialised connection
+// (stdio) the bound is stuckAfter, waiting for the writer included: a
+// notification that takes longer would be waiting for a server that does
+// not read.
+const cancelTimeout = 2 * time.Second
 
 // RequestHandler answers a server→client request. Returning an *RPCError
 // sends that error; any other error is sent as an internal error.
@@ -117,7 +136,15 @@ type Options struct {
 // Concurrency: every method may be called from several goroutines at once;
 // requests are matched to answers by id, so concurrent calls may be
 // answered in any order. Writes are serialised unless the connection
-// declares [transport.ConcurrentWriter]. When the session expires, one
+// declares [transport.ConcurrentWriter]; waiting for an earlier write is
+// bounded by the waiting request's own timeout or context.
+//
+// Reading never waits on writing: a server that floods the client with
+// requests while it does not read its own input (so that every write
+// blocks) still has every message it sends read, the answers to its
+// requests beyond [MaxConcurrentServerRequests] dropped and counted (one
+// warning, at Close), notifications/cancelled skipped, and each request
+// bounded by its timeout. When the session expires, one
 // caller re-initializes while the others wait for it, then each retries its
 // request once. Close may be called at any time, more than once; it fails
 // every request in flight. Hooks in [Options] are called from the read loop
@@ -127,8 +154,14 @@ type Client struct {
 	opts   Options
 	modern atomic.Bool // the modern era: server/discover and per-request _meta; see isModern
 
-	writeMu          sync.Mutex // held across Write unless concurrentWrites
-	concurrentWrites bool       // the connection allows concurrent Writes
+	// writeSem holds one token across Write unless concurrentWrites: a
+	// channel, not a mutex, so that waiting for it honours a context.
+	writeSem         chan struct{}
+	concurrentWrites bool         // the connection allows concurrent Writes
+	epoch            time.Time    // the origin of writeStart
+	writeStart       atomic.Int64 // since epoch, +1, of the serialised Write in progress; 0 when none
+	stalled          atomic.Bool  // a Write gave up after stuckAfter; cleared when one succeeds
+	unsent           atomic.Int64 // answers to server requests dropped or abandoned, see reportUnsent
 	nextID           atomic.Int64
 
 	mu         sync.Mutex
@@ -156,9 +189,10 @@ type Client struct {
 
 	watch watchState // the log level and the subscriptions: logging.go, subscribe.go
 
-	done  chan struct{}        // closed when the read loop ends
-	slots chan struct{}        // one token per running server request
-	busy  chan json.RawMessage // answers to refused server requests
+	done     chan struct{}        // closed when the read loop ends
+	slots    chan struct{}        // one token per running server request
+	busy     chan json.RawMessage // answers to refused server requests
+	busyWait *time.Timer          // the read loop's wait for room in busy; nil until needed
 
 	closing   atomic.Bool // Close was called: write failures are expected
 	closeOnce sync.Once
@@ -240,6 +274,8 @@ func New(conn transport.Connection, opts Options) *Client {
 		wire:             wire,
 		eraMode:          eraMode,
 		concurrentWrites: ok && cw.WritesConcurrently(),
+		writeSem:         make(chan struct{}, 1),
+		epoch:            time.Now(),
 		opts:             opts,
 		pending:          make(map[string]*pendingCall),
 		done:             make(chan struct{}),
@@ -519,14 +555,21 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 		deadline, after = d, d.Sub(start).Round(time.Millisecond)
 	}
 	timedOut := func() error {
-		var byStream bool
+		te := &TimeoutError{Method: method, After: after}
 		if cancellable {
-			byStream = c.cancelRequest(id, fmt.Sprintf("timed out after %s", after))
+			switch c.cancelRequest(id, fmt.Sprintf("timed out after %s", after)) {
+			case cancelByStream:
+				te.Cancelled, te.ByStream = true, true
+			case cancelNotified:
+				te.Cancelled = true
+			case cancelSkipped:
+				te.Detail = "the server stopped reading its input, so notifications/cancelled could not be sent"
+			}
 		}
 		c.mu.Lock()
-		arrived := c.strays.since(straySeq)
+		te.Arrived = c.strays.since(straySeq)
 		c.mu.Unlock()
-		return &TimeoutError{Method: method, After: after, Cancelled: cancellable, ByStream: byStream, Arrived: arrived}
+		return te
 	}
 	wctx, cancelWrite := context.WithDeadline(ctx, deadline)
 	err := c.write(wctx, data)
@@ -574,12 +617,23 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 	}
 }
 
-// cancel tells the server to stop working on request id. It uses its own
-// short deadline because the caller's context may already be done.
-func (c *Client) cancel(id int64, reason string) {
-	ctx, done := context.WithTimeout(c.bgCtx, 2*time.Second)
+// cancel tells the server to stop working on request id, best-effort. It
+// reports false, having sent nothing, when the server has stopped reading
+// (a notification queued behind a stuck write would only hold up the
+// caller, and the server would not read it anyway), or when it could not
+// be written within its bound (see cancelTimeout).
+func (c *Client) cancel(id int64, reason string) bool {
+	if c.writerStuck() {
+		return false
+	}
+	bound := cancelTimeout
+	if !c.concurrentWrites {
+		bound = stuckAfter
+	}
+	ctx, done := context.WithTimeout(c.bgCtx, bound)
 	defer done()
-	_ = c.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": reason})
+	err := c.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": reason})
+	return err == nil || ctx.Err() == nil
 }
 
 func (c *Client) connErr(method string, err error) error {
@@ -601,12 +655,58 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	return c.write(ctx, data)
 }
 
+// write sends one message. Waiting for an earlier write to finish ends
+// with ctx, as the write itself does (the transport abandons a write
+// blocked on a full pipe when ctx ends), so no caller waits longer than
+// its own bound behind a server that stopped reading.
 func (c *Client) write(ctx context.Context, data []byte) error {
-	if !c.concurrentWrites {
-		c.writeMu.Lock()
-		defer c.writeMu.Unlock()
+	if c.concurrentWrites {
+		// Each write is an exchange of its own (an HTTP POST, which may
+		// last as long as its request): a slow one holds up no other,
+		// and says nothing about the server reading.
+		return c.conn.Write(ctx, data)
 	}
-	return c.conn.Write(ctx, data)
+	select {
+	case c.writeSem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-c.writeSem }()
+	start := time.Since(c.epoch)
+	c.writeStart.Store(int64(start) + 1)
+	defer c.writeStart.Store(0)
+	err := c.conn.Write(ctx, data)
+	switch {
+	case err == nil:
+		c.stalled.Store(false)
+	case ctx.Err() != nil && time.Since(c.epoch)-start >= stuckAfter:
+		c.stalled.Store(true)
+	}
+	return err
+}
+
+// writerStuck reports whether the server seems to have stopped reading:
+// the write in progress has waited stuckAfter, or the last write that
+// gave up had, and none has succeeded since. It is never true for a
+// connection that writes concurrently.
+func (c *Client) writerStuck() bool {
+	if c.stalled.Load() {
+		return true
+	}
+	start := c.writeStart.Load()
+	return start != 0 && time.Since(c.epoch)-time.Duration(start-1) >= stuckAfter
+}
+
+// reportUnsent warns, once, of the answers to server requests that were
+// never sent because the server was not reading its input.
+func (c *Client) reportUnsent() {
+	if n := c.unsent.Swap(0); n > 0 {
+		noun := "answers"
+		if n == 1 {
+			noun = "answer"
+		}
+		c.warn(fmt.Sprintf("%d %s to requests from the server were not sent: the server stopped reading its input (mcpctl kept reading, and dropped what it could not write)", n, noun))
+	}
 }
 
 func (c *Client) warn(msg string) {
@@ -627,10 +727,14 @@ func (c *Client) ignored(msg string) {
 func (c *Client) Done() <-chan struct{} { return c.done }
 
 // Close ends the session and the connection (for stdio: closes the server's
-// stdin, waits, then SIGTERM and SIGKILL).
+// stdin, waits, then SIGTERM and SIGKILL). It never waits for a write: the
+// connection's Close unblocks any in progress. Answers to server requests
+// that could not be sent are reported to OnProtocolWarning first, in one
+// message.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.closing.Store(true)
+		c.reportUnsent()
 		c.closeErr = c.conn.Close()
 		c.cancelBg()
 		<-c.done

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpctl/mcpctl/transport"
 )
@@ -279,10 +280,13 @@ func (c *Client) startRequest(env envelope) {
 
 // refuseBusy queues the busy answer to a request for the one goroutine
 // that writes them, without starting a goroutine per request. When the
-// queue is full the read loop waits for room: a flood then slows down to
-// the pace at which its answers can be written, and memory stays bounded.
+// queue is full the read loop waits for room only while the writer makes
+// progress: a flood then slows down to the pace at which its answers can
+// be written, and memory stays bounded. A server that stopped reading its
+// input must not stop the read loop as well (the answers it does send
+// would go unread), so once the writer is stuck the answer is dropped and
+// counted instead; Close reports the count.
 func (c *Client) refuseBusy(env envelope) {
-	data, err := NewResponse(env.ID, nil, &RPCError{Code: CodeBusy, Message: fmt.Sprintf("mcpctl is busy: too many concurrent server requests (at most %d at once)", MaxConcurrentServerRequests)})
 	c.mu.Lock()
 	warned := c.busyWarned
 	c.busyWarned = true
@@ -290,20 +294,45 @@ func (c *Client) refuseBusy(env envelope) {
 	if !warned {
 		c.warn(fmt.Sprintf("the server sent more than %d requests at once; answering the extra ones with error %d (mcpctl is busy)", MaxConcurrentServerRequests, CodeBusy))
 	}
+	if c.writerStuck() {
+		c.unsent.Add(1)
+		return
+	}
+	data, err := NewResponse(env.ID, nil, &RPCError{Code: CodeBusy, Message: fmt.Sprintf("mcpctl is busy: too many concurrent server requests (at most %d at once)", MaxConcurrentServerRequests)})
 	if err != nil {
 		return
 	}
 	select {
 	case c.busy <- data:
+		return
+	default:
+	}
+	if c.busyWait == nil {
+		c.busyWait = time.NewTimer(stuckAfter)
+	} else {
+		c.busyWait.Reset(stuckAfter)
+	}
+	select {
+	case c.busy <- data:
+	case <-c.busyWait.C:
+		// No room for stuckAfter: the writer is stuck.
+		c.unsent.Add(1)
+		return
 	case <-c.bgCtx.Done():
 	}
+	c.busyWait.Stop()
 }
 
-// busyLoop writes the busy answers, one at a time.
+// busyLoop writes the busy answers, one at a time; while the server is not
+// reading, it drops them (counted) rather than wait a timeout for each.
 func (c *Client) busyLoop() {
 	for {
 		select {
 		case data := <-c.busy:
+			if c.writerStuck() {
+				c.unsent.Add(1)
+				continue
+			}
 			c.writeAnswer("a refused request", data)
 		case <-c.bgCtx.Done():
 			return
@@ -335,16 +364,22 @@ func (c *Client) handleRequest(env envelope) {
 	c.writeAnswer(env.Method, data)
 }
 
-// writeAnswer sends the answer to a server request. When the connection
-// is closing or gone, the failure is expected and not reported: after
-// mcpctl closed the connection itself, a flood of such warnings would only
-// hide what matters.
+// writeAnswer sends the answer to a server request, giving up after the
+// request timeout. When the connection is closing or gone, the failure is
+// expected and not reported: after mcpctl closed the connection itself, a
+// flood of such warnings would only hide what matters. An answer the
+// server did not read in time is counted, not reported one by one: Close
+// reports the count.
 func (c *Client) writeAnswer(what string, data json.RawMessage) {
 	ctx, cancel := context.WithTimeout(c.bgCtx, c.opts.Timeout)
 	defer cancel()
 	err := c.write(ctx, data)
 	if err == nil || c.closing.Load() || c.bgCtx.Err() != nil ||
 		errors.Is(err, transport.ErrClosed) || errors.Is(err, io.EOF) {
+		return
+	}
+	if ctx.Err() != nil {
+		c.unsent.Add(1)
 		return
 	}
 	select {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -72,7 +73,9 @@ const maxTail = 200
 // stdout is drained without being kept so the server can flush and exit),
 // closes stdin and waits up to Grace for the server to exit, then sends
 // SIGTERM to its process group and waits up to Grace again, then sends
-// SIGKILL. The child is always reaped. If the server exited but other
+// SIGKILL. When a Write is still blocked on stdin as Close starts, the
+// server has stopped reading and would not notice stdin close: it gets
+// SIGTERM at once. The child is always reaped. If the server exited but other
 // members of its group remain, they get the same SIGTERM-then-SIGKILL
 // treatment, so no helper outlives mcpctl. Close then waits for stderr to be
 // copied (up to Grace, in case a process that escaped the group holds it
@@ -296,7 +299,8 @@ type stdioConn struct {
 	tail   string // last non-empty stderr line, truncated
 
 	writeMu  sync.Mutex
-	writeErr error // set when an interrupted write corrupted the stream
+	writeErr error       // set when an interrupted write corrupted the stream
+	writing  atomic.Bool // a write to stdin is in progress (see shutdown)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -577,7 +581,9 @@ func (c *stdioConn) Write(ctx context.Context, msg json.RawMessage) error {
 		defer close(interrupted)
 		c.stdin.SetWriteDeadline(time.Unix(1, 0))
 	})
+	c.writing.Store(true)
 	n, err := c.stdin.Write(buf)
+	c.writing.Store(false)
 	if !stop() {
 		<-interrupted
 		c.stdin.SetWriteDeadline(time.Time{})
@@ -612,11 +618,16 @@ func (c *stdioConn) Close() error {
 }
 
 func (c *stdioConn) shutdown() error {
+	// A write still in progress when Close starts is, but for a moment's
+	// race, one blocked on a full pipe: the server has stopped reading its
+	// stdin, so it would not see it close either, and the first grace
+	// period is skipped.
+	deaf := c.writing.Load()
 	close(c.closing)
 	c.stdin.Close()
 	proc := c.cmd.Process
 	signalled := false
-	if !c.waitExit(c.grace) {
+	if deaf || !c.waitExit(c.grace) {
 		signalled = true
 		terminateGroup(proc)
 		if !c.waitExit(c.grace) {

@@ -36,6 +36,16 @@ type Transport interface {
 // must not be called concurrently with itself, but one goroutine may Read while
 // another Writes. Close may be called at any time from any goroutine, more than
 // once; it unblocks pending Read and Write calls.
+//
+// Reading never waits on writing: Read keeps delivering what the peer sends
+// while a Write is blocked because the peer stopped reading, and a blocked
+// Write returns when its ctx ends (the message is then not sent; over
+// stdio, a message cut short makes later Writes fail) or when Close is
+// called. Code that uses a connection keeps the same rule on its side:
+// the client drops and counts what it cannot write rather than stop
+// reading, and bounds each write by the deadline of the request it
+// serves; something relaying between two connections must do the same in
+// each direction, since either peer may stop reading.
 type Connection interface {
 	// Read returns the next message. It returns an error wrapping io.EOF when
 	// the peer closed the stream cleanly, and ctx.Err() when ctx is done.

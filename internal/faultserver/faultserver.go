@@ -62,6 +62,12 @@
 //   - endless-line: starts a line and writes to it forever (or -size bytes,
 //     then waits), never ending it.
 //   - huge-line: writes a line of -size (8 MiB) x's, then answers.
+//   - flood-not-reading: at tools/call (not at the first request: mcpctl
+//     call lists the tools first), stops reading stdin, sends -n (100000)
+//     requests of method -method (roots/list), ids "flood-1"…, answers the
+//     call -delay (5s) after it arrived, and only then reads stdin again.
+//     The answers to the flood fill the server's stdin while it is not read.
+//     -ready is created once the flood is written, not at the first request.
 //
 // Modes for HTTP only (-http ADDR, e.g. 127.0.0.1:0; the endpoint is /mcp):
 //
@@ -141,7 +147,7 @@ type Config struct {
 	PageSize int
 	// Delay is -delay.
 	Delay time.Duration
-	// Method is -method: what request-flood sends.
+	// Method is -method: what request-flood and flood-not-reading send.
 	Method string
 	// SecretEnv is -secret-env.
 	SecretEnv string
@@ -190,6 +196,7 @@ var modes = map[string]mode{
 	"non-json-lines":    {stdio: true, count: 1},
 	"endless-line":      {stdio: true},
 	"huge-line":         {stdio: true, size: 8 << 20},
+	"flood-not-reading": {stdio: true, count: 100000, delay: 5 * time.Second},
 
 	"redirect-other-origin":  {http: true},
 	"redirect-same-origin":   {http: true},
@@ -276,8 +283,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.WriteClo
 	fs.IntVar(&cfg.Count, "n", 0, "`count` of messages, tools, lines or nesting levels (0: the mode's default)")
 	fs.Var(&size, "size", "`bytes` of a huge message, with an optional unit (KiB, MiB, GiB; 0: the mode's default)")
 	fs.IntVar(&cfg.PageSize, "page-size", 0, "tools per tools/list page (many-tools: 0 is one page)")
-	fs.DurationVar(&cfg.Delay, "delay", 0, "fresh-cursor-forever: wait this `duration` before each page")
-	fs.StringVar(&cfg.Method, "method", "", "request-flood: the `method` of the requests (default roots/list)")
+	fs.DurationVar(&cfg.Delay, "delay", 0, "fresh-cursor-forever: wait this `duration` before each page; flood-not-reading: answer the call this long after it arrived")
+	fs.StringVar(&cfg.Method, "method", "", "request-flood, flood-not-reading: the `method` of the requests (default roots/list)")
 	fs.StringVar(&cfg.SecretEnv, "secret-env", "", "echo-secret over stdio: the environment variable `NAME` to echo (default FAULT_SECRET)")
 	fs.StringVar(&cfg.RedirectHost, "redirect-host", "", "redirect-other-origin: the `host` to redirect to (default 127.0.0.1)")
 	fs.StringVar(&cfg.TargetLog, "target-log", "", "redirect-other-origin: log the requests the other origin gets to `FILE`")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -246,5 +247,23 @@ func TestSSEAnswers(t *testing.T) {
 				t.Errorf("the huge text did not arrive whole (%d bytes)", len(body))
 			}
 		})
+	}
+}
+
+func TestFloodNotReading(t *testing.T) {
+	got, status := session(t, []string{"-n", "3", "-delay", "1ms", "flood-not-reading"}, initReq, callReq)
+	if status != 0 {
+		t.Errorf("exit status %d, want 0", status)
+	}
+	if len(got) != 5 {
+		t.Fatalf("%d lines written, want 5 (initialize, 3 requests, the answer): %q", len(got), got)
+	}
+	for i, line := range got[1:4] {
+		if want := `"id":"flood-` + strconv.Itoa(i+1) + `","jsonrpc":"2.0","method":"roots/list"`; !strings.Contains(line, want) {
+			t.Errorf("line %d = %s, want a request containing %s", i+2, line, want)
+		}
+	}
+	if !strings.Contains(got[4], `"id":3,"result":{"content":[{"text":"ok"`) {
+		t.Errorf("last line = %s, want the answer to tools/call", got[4])
 	}
 }

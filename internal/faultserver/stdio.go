@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // nonJSONLine is what non-json-lines writes before every answer.
@@ -22,7 +23,11 @@ func (s *server) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 	requests := make(chan message, 1024)
 	done := make(chan struct{})
 	defer close(done)
-	go s.readStdio(stdin, requests, done)
+	var resume chan struct{} // flood-not-reading: closed once the flood is answered
+	if s.cfg.Mode == "flood-not-reading" {
+		resume = make(chan struct{})
+	}
+	go s.readStdio(stdin, requests, done, resume)
 	go func() {
 		// A write the client never reads (endless-line) must not outlive
 		// the server: closing stdout ends it.
@@ -50,7 +55,7 @@ func (s *server) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 			}
 			return nil
 		}
-		if m.Method != "initialize" && m.isRequest() && initialized && s.ready != "" {
+		if m.Method != "initialize" && m.isRequest() && initialized && s.ready != "" && s.cfg.Mode != "flood-not-reading" {
 			// The fault is about to start: a script may now signal mcpctl.
 			if err := os.WriteFile(s.ready, nil, 0o644); err != nil {
 				fmt.Fprintf(s.stderr, "faultserver: creating ready file: %v\n", err)
@@ -61,6 +66,15 @@ func (s *server) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 		}
 		if m.Method == "initialize" && s.cfg.Mode == "crash-before-init" {
 			return errCrash
+		}
+		if resume != nil && m.Method == "tools/call" {
+			err := s.floodNotReading(ctx, w, m, time.Now())
+			close(resume)
+			resume = nil // later calls are answered as mode ok answers them
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		if m.Method != "initialize" && initialized && !faulted {
 			faulted = true
@@ -106,8 +120,11 @@ func (s *server) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 }
 
 // readStdio logs every line and passes requests and notifications on until
-// stdin ends or done is closed. Lines may be of any length.
-func (s *server) readStdio(stdin io.Reader, requests chan<- message, done <-chan struct{}) {
+// stdin ends or done is closed. Lines may be of any length. With a non-nil
+// resume, it stops reading after passing on the first tools/call, until
+// resume is closed: the server's stdin then fills up as a real server's
+// does when it stops reading.
+func (s *server) readStdio(stdin io.Reader, requests chan<- message, done, resume <-chan struct{}) {
 	defer close(requests)
 	br := bufio.NewReader(stdin)
 	for {
@@ -127,6 +144,14 @@ func (s *server) readStdio(stdin io.Reader, requests chan<- message, done <-chan
 				case <-done:
 					return
 				}
+				if resume != nil && m.Method == "tools/call" {
+					select {
+					case <-resume:
+						resume = nil
+					case <-done:
+						return
+					}
+				}
 			}
 		}
 		if err != nil {
@@ -136,6 +161,43 @@ func (s *server) readStdio(stdin io.Reader, requests chan<- message, done <-chan
 			return
 		}
 	}
+}
+
+// floodNotReading answers tools/call m, which arrived at arrived, as
+// flood-not-reading does: with stdin no longer read, it writes -n requests
+// of method -method, creates the -ready file, and sends the answer -delay
+// after the call arrived (or at once if the flood took longer).
+func (s *server) floodNotReading(ctx context.Context, w *bufio.Writer, m message, arrived time.Time) error {
+	for i := range s.cfg.Count {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(append(request(fmt.Sprintf("flood-%d", i+1), s.cfg.Method, object{}), '\n')); err != nil {
+			return fmt.Errorf("writing: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("writing: %w", err)
+	}
+	if s.ready != "" {
+		// The flood is written, so mcpctl has read it: a script may now
+		// signal mcpctl while the server's stdin is full.
+		if err := os.WriteFile(s.ready, nil, 0o644); err != nil {
+			fmt.Fprintf(s.stderr, "faultserver: creating ready file: %v\n", err)
+		}
+	}
+	if err := sleep(ctx, time.Until(arrived.Add(s.cfg.Delay))); err != nil {
+		return err
+	}
+	if _, err := w.Write(append(response(m.ID, textResult("ok")), '\n')); err != nil {
+		return fmt.Errorf("writing: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("writing: %w", err)
+	}
+	return nil
 }
 
 // stdioSecrets is what echo-secret echoes over stdio.
