@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,9 +141,7 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 	if opts.Parallel > 1 {
 		err = b.runParallel(ctx, lines)
 	} else {
-		restore := oneProcessor(f.LookupEnv)
 		err = b.runSequential(ctx, lines)
-		restore()
 	}
 	stopReading()
 	if ferr := b.out.Flush(); err == nil && ferr != nil {
@@ -155,28 +152,6 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 		return err
 	}
 	return b.verdict()
-}
-
-// oneProcessor limits the Go scheduler to one processor (GOMAXPROCS 1)
-// until the function it returns is called, unless the user set GOMAXPROCS.
-//
-// A sequential batch has one call in flight: each round trip hands the
-// answer from the goroutine reading the pipe to the one waiting for it,
-// and the check to another, and with a second processor idle every
-// hand-off wakes an operating-system thread that finds nothing to do and
-// sleeps again (5–6 futex calls a round trip against a go-sdk server, by
-// strace -c; half as many on one processor). With one processor the
-// hand-offs stay on one thread: 1000 echo calls took 11–17% less wall time
-// and 20% less CPU in paired runs of scripts/bench-batch.sh. The work mcpctl does per call is
-// tens of microseconds and waits on the server in between, so nothing that
-// could run in parallel is lost; --parallel keeps every processor. A shell
-// reading a script (not a terminal) runs on one processor too.
-func oneProcessor(lookupEnv func(string) (string, bool)) (restore func()) {
-	if _, set := lookupEnv("GOMAXPROCS"); set {
-		return func() {}
-	}
-	prev := runtime.GOMAXPROCS(1)
-	return func() { runtime.GOMAXPROCS(prev) }
 }
 
 // openBatch opens the input of --batch. total is its number of calls

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -260,29 +259,6 @@ func TestBatchCountLines(t *testing.T) {
 			t.Errorf("countLines(%q) = %d, want %d", input, got, want)
 		}
 	}
-}
-
-// TestOneProcessor: a sequential batch runs its calls with GOMAXPROCS 1
-// and restores the setting after; a GOMAXPROCS the user set is left alone.
-// Not parallel: it changes a setting of the whole process.
-func TestOneProcessor(t *testing.T) {
-	before := runtime.GOMAXPROCS(0)
-	unset := func(string) (string, bool) { return "", false }
-	restore := oneProcessor(unset)
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Errorf("during the calls GOMAXPROCS = %d, want 1", got)
-	}
-	restore()
-	if got := runtime.GOMAXPROCS(0); got != before {
-		t.Errorf("after the calls GOMAXPROCS = %d, want %d as before", got, before)
-	}
-
-	set := func(name string) (string, bool) { return "3", name == "GOMAXPROCS" }
-	restore = oneProcessor(set)
-	if got := runtime.GOMAXPROCS(0); got != before {
-		t.Errorf("with GOMAXPROCS set by the user, it became %d, want %d unchanged", got, before)
-	}
-	restore()
 }
 
 // TestToolSchemaCompiledOnce: the run's copies of the factory (the shell

@@ -262,10 +262,7 @@ func shellRun(ctx context.Context, opts *ShellOptions) error {
 			}
 		}
 	} else {
-		// A script drives the shell: its lines run one after the other,
-		// as a sequential batch's calls do, and faster on one processor
-		// (1000 call lines 1.22× faster, paired).
-		defer oneProcessor(f.LookupEnv)()
+		// A script drives the shell: its lines run one after the other.
 		r := bufio.NewReader(f.IOStreams.In)
 		read = func() (string, error) {
 			line, err := r.ReadString('\n')
