@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpctl/mcpctl/auth"
+	"github.com/mcpctl/mcpctl/batch"
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/policy"
 	"github.com/mcpctl/mcpctl/schema"
@@ -140,6 +141,7 @@ func exitCode(err error, interrupted bool) int {
 		flagErr  *FlagError
 		argErr   *schema.ArgError
 		codeErr  *ExitCodeError
+		batchErr *batch.ExitCodeError
 		rpcErr   *client.RPCError
 		timeout  *client.TimeoutError
 		deadline = errors.Is(err, context.DeadlineExceeded)
@@ -154,6 +156,8 @@ func exitCode(err error, interrupted bool) int {
 		return ExitError
 	case errors.As(err, new(*session.OutputError)), errors.As(err, new(*session.StrictError)):
 		return ExitValidation
+	case errors.As(err, &batchErr):
+		return batchErr.Code
 	case policy.IsRefusal(err):
 		return ExitPolicy
 	case interrupted && errors.Is(err, context.Canceled):

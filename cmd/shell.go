@@ -153,9 +153,6 @@ func shellRun(ctx context.Context, opts *ShellOptions) error {
 		Width: f.IOStreams.TerminalWidth, JSON: opts.Output.structured(), MaxLine: limit,
 		Commands: shellCLICommands(), Connect: sc.connect, Run: sc.run, Completer: shellCompleter{},
 		Warn: sc.warn, Redact: f.Redactor().String,
-		// A script drives the shell: its lines run one after the other,
-		// as a sequential batch's calls do, and faster on one processor.
-		BeforeScript: func() func() { return oneProcessor(f.LookupEnv) },
 	}
 	if dir, err := f.stateDir(); err == nil && !opts.NoHistory {
 		sopts.HistoryFile = shell.HistoryFile(dir)

@@ -101,10 +101,6 @@ type Options struct {
 	Run func(ctx context.Context, args []string, out, errOut io.Writer) error
 	// Completer completes the arguments of Commands; nil completes none.
 	Completer Completer
-	// BeforeScript, when not nil, is called once the session is made when
-	// the input is not a terminal; what it returns is called when the
-	// shell ends.
-	BeforeScript func() (after func())
 	// Warn prints a warning of a kind; nil discards it.
 	Warn func(kind, msg string)
 	// Redact hides secrets in the errors printed; nil prints them as they
@@ -239,9 +235,6 @@ func Run(ctx context.Context, opts Options) error {
 			}
 		}
 	} else {
-		if opts.BeforeScript != nil {
-			defer opts.BeforeScript()()
-		}
 		read = newLineReader(opts.In, opts.MaxLine).read
 	}
 	return sh.loop(sessCtx, read)

@@ -13,10 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// testLineReader returns a lineReader with a small buffer, so that short
+// testLineReader returns a LineReader with a small buffer, so that short
 // inputs exercise the paths long lines take.
-func testLineReader(r io.Reader, limit int64, bufSize int) *lineReader {
-	l := newLineReader(r, limit)
+func testLineReader(r io.Reader, limit int64, bufSize int) *LineReader {
+	l := NewLineReader(r, limit, "stdio line")
 	l.buf = make([]byte, bufSize)
 	return l
 }
@@ -24,10 +24,10 @@ func testLineReader(r io.Reader, limit int64, bufSize int) *lineReader {
 // readLines reads l to its end and describes each result: the line, or
 // "ERR too large" for an over-limit line, or "ERR <message>" for the error
 // that ended the stream (io.EOF is not listed).
-func readLines(l *lineReader) []string {
+func readLines(l *LineReader) []string {
 	var got []string
 	for range 10000 {
-		line, err := l.next()
+		line, err := l.Next()
 		var tooLarge *MessageTooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
@@ -97,12 +97,12 @@ func TestLineReaderErrors(t *testing.T) {
 	}
 	// A reader that never makes progress is given up on.
 	l := testLineReader(emptyReader{}, 0, 16)
-	if _, err := l.next(); !errors.Is(err, io.ErrNoProgress) {
+	if _, err := l.Next(); !errors.Is(err, io.ErrNoProgress) {
 		t.Errorf("next over a reader making no progress = %v, want io.ErrNoProgress", err)
 	}
 	// The error names the limit and the flag.
 	l = testLineReader(strings.NewReader(strings.Repeat("x", 2000)), 1024, 16)
-	_, err := l.next()
+	_, err := l.Next()
 	if got, want := errString(err), "stdio line larger than the 1 KiB message size limit (raise it with --max-message-size)"; got != want {
 		t.Errorf("over-limit error = %s, want %s", got, want)
 	}
@@ -135,10 +135,10 @@ func TestLineReaderMemory(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := newLineReader(bytes.NewReader(input), tt.limit)
+			l := NewLineReader(bytes.NewReader(input), tt.limit, "stdio line")
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			line, err := l.next()
+			line, err := l.Next()
 			runtime.ReadMemStats(&after)
 			if tt.limit == 0 && (err != nil || len(line) != size) {
 				t.Fatalf("next = %d bytes, %v", len(line), err)
@@ -194,8 +194,8 @@ func BenchmarkLineReader(b *testing.B) {
 	b.SetBytes(int64(len(input)))
 	b.ReportAllocs()
 	for b.Loop() {
-		l := newLineReader(bytes.NewReader(input), 0)
-		if _, err := l.next(); err != nil {
+		l := NewLineReader(bytes.NewReader(input), 0, "stdio line")
+		if _, err := l.Next(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -206,9 +206,9 @@ func BenchmarkLineReaderSmall(b *testing.B) {
 	b.SetBytes(int64(len(input)))
 	b.ReportAllocs()
 	for b.Loop() {
-		l := newLineReader(bytes.NewReader(input), 0)
+		l := NewLineReader(bytes.NewReader(input), 0, "stdio line")
 		for {
-			if _, err := l.next(); err != nil {
+			if _, err := l.Next(); err != nil {
 				break
 			}
 		}

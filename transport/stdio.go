@@ -398,9 +398,9 @@ func (c *stdioConn) readLoop() {
 func (c *stdioConn) readMessages() error {
 	// Once Close starts, a line in progress is abandoned at the next read
 	// instead of being read to its end.
-	lr := newLineReader(stopReader{c.stdout, c.closing}, c.limit)
+	lr := NewLineReader(stopReader{c.stdout, c.closing}, c.limit, "stdio line")
 	for {
-		line, err := lr.next()
+		line, err := lr.Next()
 		if err != nil {
 			var tooLarge *MessageTooLargeError
 			if errors.As(err, &tooLarge) && !c.isClosing() {

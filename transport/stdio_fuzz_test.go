@@ -69,7 +69,7 @@ func FuzzStdioLines(f *testing.F) {
 		}
 		var got []string
 		for range len(segs) + 2 {
-			line, err := l.next()
+			line, err := l.Next()
 			var tooLarge *MessageTooLargeError
 			if errors.As(err, &tooLarge) {
 				if tooLarge.Limit != int64(max) {
@@ -93,7 +93,7 @@ func FuzzStdioLines(f *testing.F) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("lines of %q (limit %d, buffer %d) (-want +got):\n%s", data, limit, int(bufSize%64)+1, diff)
 		}
-		if _, err := l.next(); !errors.Is(err, io.EOF) {
+		if _, err := l.Next(); !errors.Is(err, io.EOF) {
 			t.Fatalf("next after the end = %v, want io.EOF", err)
 		}
 	})

@@ -7,7 +7,7 @@ import (
 )
 
 const (
-	// lineBufSize is the read buffer of a [lineReader]: one pipe's worth,
+	// lineBufSize is the read buffer of a [LineReader]: one pipe's worth,
 	// so a typical read fills it in one system call and a line shorter than
 	// it costs one exactly sized allocation.
 	lineBufSize = 64 << 10
@@ -15,22 +15,24 @@ const (
 	// pieceSize): a 100 MB line takes about a hundred allocations.
 	maxLineChunk = 1 << 20
 	// maxEmptyReads is how many reads returning nothing and no error
-	// [lineReader] tolerates before giving up, as bufio does.
+	// [LineReader] tolerates before giving up, as bufio does.
 	maxEmptyReads = 100
 )
 
-// lineReader splits a byte stream into newline-terminated lines, none
-// longer than a limit, for the stdio transport. It is separate from the
+// LineReader splits a byte stream into newline-terminated lines, none
+// longer than a limit: the framing of the stdio transport, and of any input
+// of newline-delimited messages (a batch's NDJSON). It is separate from the
 // process handling so that it can be tested and fuzzed over any io.Reader.
+// A LineReader is not safe for concurrent use.
 //
 // Memory: a line that fits the read buffer is copied once into a slice of
 // exactly its length. A longer line is collected in pieces and then copied
 // once into an exactly sized slice, so reading it costs about twice its
 // size in allocations, at most twice its size at the peak, and its size
-// once next returns (the pieces are garbage by then). A line over the limit
+// once Next returns (the pieces are garbage by then). A line over the limit
 // is never buffered beyond the limit: from the moment it crosses it, its
 // bytes are read and dropped.
-type lineReader struct {
+type LineReader struct {
 	r     io.Reader
 	limit int64
 	what  string // names a line in MessageTooLargeError
@@ -41,17 +43,17 @@ type lineReader struct {
 	skip       bool  // the rest of an over-limit line, up to its newline, is to be dropped
 }
 
-// newLineReader returns a lineReader over r that accepts lines of at most
+// NewLineReader returns a LineReader over r that accepts lines of at most
 // limit bytes (not counting the newline); limit <= 0 means
-// [DefaultMaxMessageSize].
-func newLineReader(r io.Reader, limit int64) *lineReader {
+// [DefaultMaxMessageSize]. what names a line in errors ("stdio line").
+func NewLineReader(r io.Reader, limit int64, what string) *LineReader {
 	if limit <= 0 {
 		limit = DefaultMaxMessageSize
 	}
-	return &lineReader{r: r, limit: limit, what: "stdio line", buf: make([]byte, lineBufSize)}
+	return &LineReader{r: r, limit: limit, what: what, buf: make([]byte, lineBufSize)}
 }
 
-// next returns the next line without its newline (a trailing "\r" is left
+// Next returns the next line without its newline (a trailing "\r" is left
 // to the caller). The slice is the caller's. An unterminated last line is
 // returned as a line when the stream ends with io.EOF, and the next call
 // returns the error; after any other read error the partial line is
@@ -61,7 +63,7 @@ func newLineReader(r io.Reader, limit int64) *lineReader {
 // soon as it crosses the limit, without waiting for its end; the following
 // call first drops the rest of it, up to and including its newline, and
 // then returns the line after it.
-func (l *lineReader) next() ([]byte, error) {
+func (l *LineReader) Next() ([]byte, error) {
 	if l.skip {
 		if err := l.skipLine(); err != nil {
 			return nil, err
@@ -152,7 +154,7 @@ func join(pieces [][]byte, tail []byte, stashed int64) []byte {
 }
 
 // skipLine drops input up to and including the next newline.
-func (l *lineReader) skipLine() error {
+func (l *LineReader) skipLine() error {
 	for {
 		if i := bytes.IndexByte(l.buf[l.start:l.end], '\n'); i >= 0 {
 			l.start += i + 1
@@ -169,7 +171,7 @@ func (l *lineReader) skipLine() error {
 
 // fill reads once into the free end of buf, recording the error that ends
 // the stream.
-func (l *lineReader) fill() {
+func (l *LineReader) fill() {
 	for range maxEmptyReads {
 		n, err := l.r.Read(l.buf[l.end:])
 		if n < 0 || n > len(l.buf)-l.end {
@@ -188,6 +190,6 @@ func (l *lineReader) fill() {
 	l.err = io.ErrNoProgress
 }
 
-func (l *lineReader) tooLarge() error {
+func (l *LineReader) tooLarge() error {
 	return &MessageTooLargeError{What: l.what, Limit: l.limit}
 }
