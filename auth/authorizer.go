@@ -48,10 +48,17 @@ const (
 
 // Options configure an [Authorizer]. ServerURL is required.
 type Options struct {
-	// Base sends the requests, the resource's and the authorization
-	// flow's (nil: http.DefaultTransport). It carries no credentials of
-	// its own.
+	// Base sends the requests to the server's origin (nil:
+	// http.DefaultTransport): the resource's, and its metadata. It carries
+	// no credentials of its own.
 	Base http.RoundTripper
+	// AuthServerBase sends the requests to every other origin: the
+	// authorization server's metadata, registration and token endpoints,
+	// the identity provider's (nil: Base). TLS settings given for the
+	// server (a private CA, no verification) belong to Base only, so that
+	// they never decide whether a client secret reaches a server on
+	// another origin.
+	AuthServerBase http.RoundTripper
 	// ServerURL is the MCP server's URL (--url). Tokens are sent only to
 	// its origin, to paths under its directory.
 	ServerURL string
@@ -248,10 +255,14 @@ func newAuthorizer(o Options, fl flow) *Authorizer {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	a := &Authorizer{o: o, fl: fl, base: base, sem: make(chan struct{}, 1)}
+	a := &Authorizer{o: o, fl: fl, sem: make(chan struct{}, 1)}
 	a.server, _ = url.Parse(o.ServerURL)
 	if a.server == nil {
 		a.server = &url.URL{}
+	}
+	a.base = base
+	if o.AuthServerBase != nil {
+		a.base = &originRouter{server: a.server, same: base, other: o.AuthServerBase}
 	}
 	a.resource = o.ServerURL
 	if r, err := fl.canonicalResource(o.ServerURL); err == nil && r != "" {
@@ -259,7 +270,7 @@ func newAuthorizer(o Options, fl flow) *Authorizer {
 	}
 	// Metadata and token requests go out without the resource's
 	// credentials: through Base, not through the Authorizer.
-	a.fetcher = &Fetcher{HTTP: &http.Client{Transport: base}, ServerURL: o.ServerURL, OnEvent: o.OnEvent}
+	a.fetcher = &Fetcher{HTTP: &http.Client{Transport: a.base}, ServerURL: o.ServerURL, OnEvent: o.OnEvent}
 	for _, s := range []string{o.Client.ClientSecret, o.Assertion, o.IDToken, o.IDPClientSecret} {
 		a.secret(s)
 	}
@@ -303,8 +314,7 @@ func (a *Authorizer) tokenSecrets(t *Token) {
 // does not).
 func (a *Authorizer) forResource(u *url.URL) bool {
 	s := a.server
-	if u == nil || s.Host == "" || !strings.EqualFold(u.Scheme, s.Scheme) ||
-		!strings.EqualFold(u.Hostname(), s.Hostname()) || portOf(u) != portOf(s) {
+	if !sameOrigin(u, s) {
 		return false
 	}
 	dir := s.Path
@@ -318,6 +328,26 @@ func (a *Authorizer) forResource(u *url.URL) bool {
 		p = "/"
 	}
 	return strings.HasPrefix(p, dir) || p+"/" == dir
+}
+
+// sameOrigin reports whether u has the origin (scheme, host, port) of s.
+func sameOrigin(u, s *url.URL) bool {
+	return u != nil && s.Host != "" && strings.EqualFold(u.Scheme, s.Scheme) &&
+		strings.EqualFold(u.Hostname(), s.Hostname()) && portOf(u) == portOf(s)
+}
+
+// originRouter sends requests to the server's origin through same and
+// all others through other (see [Options].AuthServerBase).
+type originRouter struct {
+	server      *url.URL
+	same, other http.RoundTripper
+}
+
+func (r *originRouter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if sameOrigin(req.URL, r.server) {
+		return r.same.RoundTrip(req)
+	}
+	return r.other.RoundTrip(req)
 }
 
 func portOf(u *url.URL) string {

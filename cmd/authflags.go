@@ -33,6 +33,7 @@ func addAuthFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse) {
 	fs.StringVar(&a.Scope, "scope", "", "OAuth: `SCOPES` to request besides those the server asks for (space-separated)")
 	fs.StringVar(&a.DPoP, "dpop", "", "OAuth: bind tokens to a key with DPoP: auto (default: when the servers support it), always or never")
 	if use == connectFlags {
+		fs.StringVar(&o.AuthCACert, "auth-cacert", "", "OAuth: trust the CA certificates in PEM `FILE` for authorization servers on other origins than the server's")
 		fs.BoolVar(&o.NoBrowser, "no-browser", false, "OAuth: print the authorization URL instead of opening a browser; paste the redirect URL if the callback cannot reach mcpctl")
 	}
 	_ = cmd.RegisterFlagCompletionFunc("grant", cobra.FixedCompletions([]cobra.Completion{auth.GrantAuthorizationCode, auth.GrantClientCredentials, auth.GrantJWTBearer, auth.GrantTokenExchange}, cobra.ShellCompDirectiveNoFileComp))
@@ -136,6 +137,15 @@ func loginHint(o *ServerOptions) string {
 // through base. Secrets it loads (and those the flow learns) go to the
 // run's redactor; its events go to onEvent.
 func (f *Factory) authorizer(o *ServerOptions, base http.RoundTripper, onEvent func(string, any)) (*auth.Authorizer, error) {
+	opts, err := f.authorizerOptions(o, base, onEvent)
+	if err != nil {
+		return nil, err
+	}
+	return auth.NewAuthorizer(opts), nil
+}
+
+// authorizerOptions are the [auth.Options] of [Factory.authorizer].
+func (f *Factory) authorizerOptions(o *ServerOptions, base http.RoundTripper, onEvent func(string, any)) (auth.Options, error) {
 	ios := f.IOStreams
 	red := f.Redactor()
 	a := o.Auth
@@ -172,20 +182,20 @@ func (f *Factory) authorizer(o *ServerOptions, base http.RoundTripper, onEvent f
 	}
 	var err error
 	if opts.Client.ClientSecret, err = load("client-secret", a.ClientSecret); err != nil {
-		return nil, err
+		return opts, err
 	}
 	if a.ClientKey != "" {
 		key, err := f.LoadKey("client-key", a.ClientKey)
 		if err != nil {
-			return nil, err
+			return opts, err
 		}
 		opts.Client.ClientKey = key
 	}
 	if opts.Assertion, err = load("assertion", a.Assertion); err != nil {
-		return nil, err
+		return opts, err
 	}
 	if opts.IDToken, err = load("id-token", a.IDToken); err != nil {
-		return nil, err
+		return opts, err
 	}
 	dir, err := f.stateDir()
 	if err == nil {
@@ -193,11 +203,23 @@ func (f *Factory) authorizer(o *ServerOptions, base http.RoundTripper, onEvent f
 			fmt.Fprintln(ios.ErrOut, "mcpctl: warning: "+msg)
 		}}
 	}
-	return auth.NewAuthorizer(opts), nil
+	return opts, nil
 }
 
 // authTransport returns the round tripper the HTTP transport sends
-// through: o's TLS settings, wrapped in the OAuth [auth.Authorizer].
-func (f *Factory) authTransport(o *ServerOptions, tlsConfig *tls.Config, onEvent func(string, any)) (*auth.Authorizer, error) {
-	return f.authorizer(o, transport.NewHTTPClient(tlsConfig).Transport, onEvent)
+// through: o's TLS settings (serverTLS, from --cacert and --insecure) for
+// the server's origin, --auth-cacert or the system roots for every other
+// origin (the authorization servers), wrapped in the OAuth
+// [auth.Authorizer].
+func (f *Factory) authTransport(o *ServerOptions, serverTLS *tls.Config, onEvent func(string, any)) (*auth.Authorizer, error) {
+	authTLS, err := tlsConfig("auth-cacert", o.AuthCACert, false)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := f.authorizerOptions(o, transport.NewHTTPClient(serverTLS).Transport, onEvent)
+	if err != nil {
+		return nil, err
+	}
+	opts.AuthServerBase = transport.NewHTTPClient(authTLS).Transport
+	return auth.NewAuthorizer(opts), nil
 }
