@@ -23,6 +23,7 @@ func addAuthFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse) {
 	a := &o.Auth
 	fs.StringVar(&a.ClientID, "client-id", "", "OAuth: a pre-registered client `ID` (else a client metadata document or dynamic registration is used)")
 	fs.StringVar(&a.ClientSecret, "client-secret", "", "OAuth: the pre-registered client's secret, from `env:VAR` or file:PATH")
+	fs.StringVar(&a.Issuer, "issuer", "", "OAuth: the authorization server `URL` (issuer) the pre-registered client belongs to; its secret or key goes to no other (default: the first one used)")
 	fs.StringVar(&a.ClientKey, "client-key", "", "OAuth: a PEM private key for private_key_jwt client authentication, from `file:PATH` or env:VAR")
 	fs.StringVar(&a.ClientMetadataURL, "client-metadata-url", "", "OAuth: an https `URL` serving mcpctl's Client ID Metadata Document, used as client_id where supported")
 	fs.StringVar(&a.Grant, "grant", "", "OAuth: how to get a token: authorization-code (default, a browser), client-credentials, jwt-bearer or token-exchange")
@@ -53,7 +54,7 @@ func checkAuth(a config.Auth) error {
 	default:
 		return flagErrorf("invalid --dpop %q: expected auto, always or never", a.DPoP)
 	}
-	for _, f := range []struct{ name, v string }{{"client-metadata-url", a.ClientMetadataURL}, {"idp-token-endpoint", a.IDPTokenEndpoint}} {
+	for _, f := range []struct{ name, v string }{{"client-metadata-url", a.ClientMetadataURL}, {"idp-token-endpoint", a.IDPTokenEndpoint}, {"issuer", a.Issuer}} {
 		if f.v == "" {
 			continue
 		}
@@ -84,6 +85,7 @@ func mergeAuth(flags, def config.Auth) config.Auth {
 	return config.Auth{
 		ClientID:          pick(flags.ClientID, def.ClientID),
 		ClientSecret:      pick(flags.ClientSecret, def.ClientSecret),
+		Issuer:            pick(flags.Issuer, def.Issuer),
 		ClientKey:         pick(flags.ClientKey, def.ClientKey),
 		ClientMetadataURL: pick(flags.ClientMetadataURL, def.ClientMetadataURL),
 		Grant:             pick(flags.Grant, def.Grant),
@@ -133,6 +135,16 @@ func loginHint(o *ServerOptions) string {
 	return "run: mcpctl auth login " + target + " on a terminal, or use --grant client-credentials --client-id ID --client-secret env:VAR"
 }
 
+// issuerHint is what a user can do when o's server names another
+// authorization server than the one its client's credentials belong to.
+func issuerHint(o *ServerOptions) string {
+	target := "--url " + config.RedactURL(o.URL)
+	if o.Server != "" {
+		target = "-s " + o.Server
+	}
+	return "if the server moved on purpose, run: mcpctl auth logout " + target + " to forget the old one, or pass --issuer URL naming the new one"
+}
+
 // authorizer builds the OAuth round tripper for o's HTTP server, sending
 // through base. Secrets it loads (and those the flow learns) go to the
 // run's redactor; its events go to onEvent.
@@ -160,9 +172,10 @@ func (f *Factory) authorizerOptions(o *ServerOptions, base http.RoundTripper, on
 		Interactive:      f.interactive(),
 		Prompt:           ios.ErrOut,
 		Hint:             loginHint(o),
+		IssuerHint:       issuerHint(o),
 		Secret:           func(s string) { red.Add(s) },
 		OnEvent:          onEvent,
-		Client: auth.ClientConfig{ClientID: a.ClientID, ClientMetadataURL: a.ClientMetadataURL,
+		Client: auth.ClientConfig{ClientID: a.ClientID, Issuer: a.Issuer, ClientMetadataURL: a.ClientMetadataURL,
 			ClientName: "mcpctl"},
 	}
 	if !o.NoBrowser {
