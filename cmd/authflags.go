@@ -139,6 +139,9 @@ func loginHint(o *ServerOptions) string {
 // authorization server than the one its client's credentials belong to.
 func issuerHint(o *ServerOptions) string {
 	target := "--url " + config.RedactURL(o.URL)
+	if o.Auth.ClientID != "" {
+		target += " --client-id " + o.Auth.ClientID
+	}
 	if o.Server != "" {
 		target = "-s " + o.Server
 	}
