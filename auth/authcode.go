@@ -49,8 +49,10 @@ type AuthCodeRequest struct {
 // The URL is always printed on Prompt ("Opening URL" when Open is set,
 // "Open this URL to sign in: URL" when not); Open runs in its own
 // goroutine and its failure is only reported, since the user can still
-// open the printed URL. The first response from the loopback or from
-// Paste is the one checked: state must equal the one sent; an iss that is
+// open the printed URL. The loopback takes only a response that carries
+// the state sent (others are answered with an error page and ignored); the
+// first response it takes or that is pasted is the one checked: state
+// must equal the one sent; an iss that is
 // present must equal Metadata.Issuer by simple string comparison (no
 // normalization, RFC 9207 §2.4), and a missing one is refused when the
 // server advertises authorization_response_iss_parameter_supported; an
@@ -96,7 +98,7 @@ func AuthorizeCode(ctx context.Context, r AuthCodeRequest) (code, verifier strin
 		prompt.w = io.Discard
 	}
 	defer prompt.close()
-	r.Redirect.arm()
+	r.Redirect.arm(state)
 	if r.Open != nil {
 		fmt.Fprintf(prompt, "Opening %s\n", authURL)
 	} else {

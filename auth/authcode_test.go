@@ -115,16 +115,6 @@ func TestAuthorizeCode(t *testing.T) {
 			wantErr: "not \"https://as.example.com\"",
 		},
 		{
-			name:    "state mismatch",
-			edit:    func(q url.Values) { q.Set("state", "forged") },
-			wantErr: "state does not match",
-		},
-		{
-			name:    "state missing",
-			edit:    func(q url.Values) { q.Del("state") },
-			wantErr: "state does not match",
-		},
-		{
 			name: "error response",
 			edit: func(q url.Values) {
 				q.Del("code")
@@ -232,6 +222,59 @@ func TestAuthorizeCode(t *testing.T) {
 	}
 }
 
+// TestAuthorizeCodeIgnoresForgedState: responses that do not carry the
+// request's state (forged, missing, doubled; codes and errors alike) are
+// answered with an error page and do not end the run, which takes the
+// right one after them.
+func TestAuthorizeCodeIgnoresForgedState(t *testing.T) {
+	l := newLoopback(t)
+	md := &ServerMetadata{Issuer: "https://as.example.com", AuthorizationEndpoint: "https://as.example.com/authorize", CodeChallengeMethodsSupported: []string{"S256"}}
+	forged := []func(q url.Values){
+		func(q url.Values) { q.Set("state", "forged") },
+		func(q url.Values) { q.Del("state") },
+		func(q url.Values) { q.Add("state", "forged") },
+		func(q url.Values) { q.Del("code"); q.Set("error", "access_denied"); q.Set("state", "forged") },
+	}
+	var pages []string
+	open := func(authURL string) error {
+		for _, edit := range forged {
+			page := make(chan string, 1)
+			if err := follower(t, edit, page)(authURL); err != nil {
+				return err
+			}
+			pages = append(pages, <-page)
+		}
+		return follower(t, nil, nil)(authURL)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	code, _, err := AuthorizeCode(ctx, AuthCodeRequest{
+		Metadata:     md,
+		Registration: &Registration{ClientID: "cid"},
+		Redirect:     l,
+		Open: func(u string) error {
+			err := open(u)
+			done <- err
+			return err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != "the-code" {
+		t.Errorf("code = %q", code)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pages {
+		if !strings.Contains(p, "state does not match") {
+			t.Errorf("forged response %d: page %q", i, p)
+		}
+	}
+}
+
 func TestAuthorizeCodeTimeout(t *testing.T) {
 	l := newLoopback(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -324,8 +367,15 @@ func TestLoopbackReceiver(t *testing.T) {
 	if s := get("/callback?code=a&state=s"); s != 409 {
 		t.Errorf("response before a run: %d", s)
 	}
-	// The first response is taken; a second one while it waits is not.
-	l.arm()
+	// A response with another state is refused and leaves the run
+	// waiting; the first with its state is taken; a second one while it
+	// waits is not.
+	l.arm("s")
+	for _, forged := range []string{"/callback?code=x&state=forged", "/callback?error=access_denied", "/callback?code=x&state=s&state=t"} {
+		if s := get(forged); s != 400 {
+			t.Errorf("%s: %d, want 400", forged, s)
+		}
+	}
 	first := make(chan int, 1)
 	go func() { first <- get("/callback?code=a&state=s") }()
 	cb := <-l.results

@@ -48,10 +48,17 @@ const (
 
 // Options configure an [Authorizer]. ServerURL is required.
 type Options struct {
-	// Base sends the requests, the resource's and the authorization
-	// flow's (nil: http.DefaultTransport). It carries no credentials of
-	// its own.
+	// Base sends the requests to the server's origin (nil:
+	// http.DefaultTransport): the resource's, and its metadata. It carries
+	// no credentials of its own.
 	Base http.RoundTripper
+	// AuthServerBase sends the requests to every other origin: the
+	// authorization server's metadata, registration and token endpoints,
+	// the identity provider's (nil: Base). TLS settings given for the
+	// server (a private CA, no verification) belong to Base only, so that
+	// they never decide whether a client secret reaches a server on
+	// another origin.
+	AuthServerBase http.RoundTripper
 	// ServerURL is the MCP server's URL (--url). Tokens are sent only to
 	// its origin, to paths under its directory.
 	ServerURL string
@@ -94,6 +101,11 @@ type Options struct {
 	// Hint is the advice an [*Error] for a missing interaction carries,
 	// e.g. "run: mcpctl auth login --url URL".
 	Hint string
+	// IssuerHint is the advice an [*Error] carries when the server names
+	// another authorization server than the one a pre-registered client's
+	// credentials are pinned to, e.g. "run: mcpctl auth logout -s NAME, or
+	// pass --issuer URL".
+	IssuerHint string
 
 	// Secret, if set, is given every secret as soon as it is known
 	// (tokens, client secrets, codes, assertions), so that the caller's
@@ -248,10 +260,14 @@ func newAuthorizer(o Options, fl flow) *Authorizer {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	a := &Authorizer{o: o, fl: fl, base: base, sem: make(chan struct{}, 1)}
+	a := &Authorizer{o: o, fl: fl, sem: make(chan struct{}, 1)}
 	a.server, _ = url.Parse(o.ServerURL)
 	if a.server == nil {
 		a.server = &url.URL{}
+	}
+	a.base = base
+	if o.AuthServerBase != nil {
+		a.base = &originRouter{server: a.server, same: base, other: o.AuthServerBase}
 	}
 	a.resource = o.ServerURL
 	if r, err := fl.canonicalResource(o.ServerURL); err == nil && r != "" {
@@ -259,7 +275,7 @@ func newAuthorizer(o Options, fl flow) *Authorizer {
 	}
 	// Metadata and token requests go out without the resource's
 	// credentials: through Base, not through the Authorizer.
-	a.fetcher = &Fetcher{HTTP: &http.Client{Transport: base}, ServerURL: o.ServerURL, OnEvent: o.OnEvent}
+	a.fetcher = &Fetcher{HTTP: &http.Client{Transport: a.base}, ServerURL: o.ServerURL, OnEvent: o.OnEvent}
 	for _, s := range []string{o.Client.ClientSecret, o.Assertion, o.IDToken, o.IDPClientSecret} {
 		a.secret(s)
 	}
@@ -303,8 +319,7 @@ func (a *Authorizer) tokenSecrets(t *Token) {
 // does not).
 func (a *Authorizer) forResource(u *url.URL) bool {
 	s := a.server
-	if u == nil || s.Host == "" || !strings.EqualFold(u.Scheme, s.Scheme) ||
-		!strings.EqualFold(u.Hostname(), s.Hostname()) || portOf(u) != portOf(s) {
+	if !sameOrigin(u, s) {
 		return false
 	}
 	dir := s.Path
@@ -318,6 +333,26 @@ func (a *Authorizer) forResource(u *url.URL) bool {
 		p = "/"
 	}
 	return strings.HasPrefix(p, dir) || p+"/" == dir
+}
+
+// sameOrigin reports whether u has the origin (scheme, host, port) of s.
+func sameOrigin(u, s *url.URL) bool {
+	return u != nil && s.Host != "" && strings.EqualFold(u.Scheme, s.Scheme) &&
+		strings.EqualFold(u.Hostname(), s.Hostname()) && portOf(u) == portOf(s)
+}
+
+// originRouter sends requests to the server's origin through same and
+// all others through other (see [Options].AuthServerBase).
+type originRouter struct {
+	server      *url.URL
+	same, other http.RoundTripper
+}
+
+func (r *originRouter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if sameOrigin(req.URL, r.server) {
+		return r.same.RoundTrip(req)
+	}
+	return r.other.RoundTrip(req)
 }
 
 func portOf(u *url.URL) string {
@@ -643,6 +678,7 @@ func (a *Authorizer) keep(t *Token, asm *ServerMetadata, p prover, requested []s
 		t.Scope = strings.Join(requested, " ")
 	}
 	a.tokenSecrets(t)
+	a.pin(asm.Issuer)
 	a.mu.Lock()
 	a.tok, a.dpop, a.asm = t, p, asm
 	a.scopes = union(requested, strings.Fields(t.Scope))
@@ -697,6 +733,9 @@ func (a *Authorizer) authorize(ctx context.Context, ch *Challenge, dpopOffered b
 	}
 	prm, asm, err := a.discover(ctx, ch)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.checkIssuer(asm); err != nil {
 		return nil, nil, err
 	}
 	if a.o.Store != nil {
@@ -793,6 +832,9 @@ func (a *Authorizer) registration(ctx context.Context, asm *ServerMetadata, redi
 			return reg, nil
 		}
 	}
+	if err := a.checkIssuer(asm); err != nil {
+		return nil, err
+	}
 	if redirectURI != "" {
 		cc.RedirectURIs = []string{redirectURI}
 	}
@@ -814,6 +856,62 @@ func (a *Authorizer) registration(ctx context.Context, asm *ServerMetadata, redi
 		}
 	}
 	return reg, nil
+}
+
+// confidential reports whether the client is pre-registered with a
+// secret or a key: credentials that must reach only their issuer.
+func (a *Authorizer) confidential() bool {
+	cc := a.o.Client
+	return cc.ClientID != "" && (cc.ClientSecret != "" || len(cc.ClientKey) > 0)
+}
+
+// pinnedIssuer is the issuer a confidential client's credentials belong
+// to, and where that was said: --issuer, else the store; "" when neither
+// says (first use).
+func (a *Authorizer) pinnedIssuer() (issuer, from string) {
+	if !a.confidential() {
+		return "", ""
+	}
+	if a.o.Client.Issuer != "" {
+		return a.o.Client.Issuer, "as --issuer says"
+	}
+	if a.o.Store != nil {
+		if iss, err := a.o.Store.ClientIssuer(a.o.Client.ClientID); err == nil && iss != "" {
+			return iss, "where they were first used"
+		}
+	}
+	return "", ""
+}
+
+// checkIssuer refuses an authorization server that is not the one the
+// client's credentials are pinned to, before anything is sent to it: a
+// server that starts naming another issuer does not get them, whoever
+// runs that issuer. Issuers are compared as strings, like RFC 8414's
+// issuer check.
+func (a *Authorizer) checkIssuer(asm *ServerMetadata) error {
+	pinned, from := a.pinnedIssuer()
+	if pinned == "" || pinned == asm.Issuer {
+		return nil
+	}
+	hint := a.o.IssuerHint
+	if hint == "" {
+		hint = "if the server moved on purpose, forget the old authorization server with mcpctl auth logout, or name the new one with --issuer URL"
+	}
+	return &Error{Op: "checking the authorization server",
+		Err: fmt.Errorf("%s names the authorization server %s, but the credentials of client %q belong to %s (%s); they are not sent to another one",
+			a.server.Redacted(), asm.Issuer, a.o.Client.ClientID, pinned, from),
+		Hint: hint}
+}
+
+// pin remembers, on first success, the issuer a confidential client's
+// credentials were used with.
+func (a *Authorizer) pin(issuer string) {
+	if !a.confidential() || a.o.Client.Issuer != "" || a.o.Store == nil {
+		return
+	}
+	if err := a.o.Store.PinClient(a.o.Client.ClientID, issuer); err != nil {
+		a.event(EventStoreFailed, errorText(err))
+	}
 }
 
 // reusable reports whether a stored registration serves: its secret has
@@ -1049,6 +1147,9 @@ func (a *Authorizer) Login(ctx context.Context) (*StoreEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.checkIssuer(asm); err != nil {
+		return nil, err
+	}
 	if a.o.Store != nil {
 		if old, _ := a.o.Store.Issuer(a.resource); old != "" && old != asm.Issuer {
 			a.event(EventServerChanged, fmt.Sprintf("%s → %s", old, asm.Issuer))
@@ -1106,7 +1207,9 @@ func (a *Authorizer) Status() (*StoreEntry, error) {
 
 // Logout forgets the server's tokens, in memory and in the store, and
 // reports whether there was one. Registrations are kept: they identify
-// mcpctl, not the user.
+// mcpctl, not the user. The issuer a pre-registered client (Client.ClientID)
+// was pinned to is forgotten too: the next sign-in pins it again, to the
+// issuer the server names then.
 func (a *Authorizer) Logout() (bool, error) {
 	a.load()
 	a.mu.Lock()
@@ -1117,5 +1220,12 @@ func (a *Authorizer) Logout() (bool, error) {
 		return had, nil
 	}
 	removed, err := a.o.Store.DeleteToken("", a.resource)
-	return had || removed, err
+	if err != nil {
+		return had || removed, err
+	}
+	if id := a.o.Client.ClientID; id != "" {
+		unpinned, err := a.o.Store.UnpinClient(id)
+		return had || removed || unpinned, err
+	}
+	return had || removed, nil
 }

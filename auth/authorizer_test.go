@@ -660,3 +660,112 @@ func TestAuthorizerLoginStatusLogout(t *testing.T) {
 		t.Errorf("Status after logout = %+v", e)
 	}
 }
+
+// TestAuthorizerClientPinnedToIssuer: a pre-registered client's secret is
+// used with the issuer it was first used with (kept in the store) or the
+// one --issuer names; a server that names another issuer gets an *Error
+// before any grant, its old token stays, and Logout forgets the pin.
+func TestAuthorizerClientPinnedToIssuer(t *testing.T) {
+	tests := []struct {
+		name   string
+		issuer string // --issuer
+		secret string
+		moveTo string // the issuer the server names for the second request
+		want   string // "" (allowed) or the error's text
+	}{
+		{name: "first issuer kept", secret: "client-secret-value", moveTo: "https://as2.example", want: `belong to https://as.example (where they were first used)`},
+		{name: "issuer flag", issuer: "https://as.example", secret: "client-secret-value", moveTo: "https://as2.example", want: `belong to https://as.example (as --issuer says)`},
+		{name: "same issuer", secret: "client-secret-value", moveTo: "https://as.example"},
+		{name: "public client not pinned", moveTo: "https://as2.example"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := NewStore(t.TempDir())
+			opts := Options{Grant: GrantClientCredentials, Store: store, IssuerHint: "the hint",
+				Client: ClientConfig{ClientID: "cid", ClientSecret: tt.secret, Issuer: tt.issuer}}
+			as, _, srv, a := setup(t, opts)
+			if _, _, err := post(t, a, context.Background(), srv.URL+"/mcp", `{}`); err != nil {
+				t.Fatal(err)
+			}
+			as.mu.Lock()
+			as.issuer = tt.moveTo
+			as.valid = map[string][]string{}
+			as.mu.Unlock()
+			// A new run: what the store says decides.
+			a = newAuthorizer(a.o, as.flow())
+			_, _, err := post(t, a, context.Background(), srv.URL+"/mcp", `{}`)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := len(as.grantList()); n != 2 {
+					t.Errorf("grants %v, want two", as.grantList())
+				}
+				return
+			}
+			var ae *Error
+			if !errors.As(err, &ae) || !strings.Contains(err.Error(), tt.want) || ae.Hint != "the hint" {
+				t.Fatalf("err = %v, want an *Error with %q and the hint", err, tt.want)
+			}
+			if strings.Contains(err.Error(), tt.secret) {
+				t.Errorf("the error holds the secret: %v", err)
+			}
+			if diff := cmp.Diff([]string{"client_credentials"}, as.grantList()); diff != "" {
+				t.Errorf("grants (-want +got): nothing may reach the new issuer\n%s", diff)
+			}
+			if old, _ := store.Token("https://as.example", a.Resource()); old == nil {
+				t.Errorf("the old issuer's token was deleted for a refused server")
+			}
+			if tt.issuer != "" {
+				return
+			}
+			if _, err := a.Logout(); err != nil {
+				t.Fatal(err)
+			}
+			if iss, _ := store.ClientIssuer("cid"); iss != "" {
+				t.Errorf("pin after Logout = %q", iss)
+			}
+			if _, _, err := post(t, a, context.Background(), srv.URL+"/mcp", `{}`); err != nil {
+				t.Fatalf("after Logout: %v", err)
+			}
+			if iss, _ := store.ClientIssuer("cid"); iss != tt.moveTo {
+				t.Errorf("pin after a new sign-in = %q, want %q", iss, tt.moveTo)
+			}
+		})
+	}
+}
+
+// TestAuthorizerAuthServerBase: requests to the server's origin go
+// through Base, all others (metadata, token endpoints elsewhere) through
+// AuthServerBase.
+func TestAuthorizerAuthServerBase(t *testing.T) {
+	var mu sync.Mutex
+	var viaBase, viaAuth []string
+	record := func(list *[]string) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			mu.Lock()
+			*list = append(*list, r.URL.Host)
+			mu.Unlock()
+			return &http.Response{StatusCode: 204, Body: http.NoBody, Header: http.Header{}, Request: r}, nil
+		})
+	}
+	a := NewAuthorizer(Options{ServerURL: "https://mcp.example:8443/mcp", Base: record(&viaBase), AuthServerBase: record(&viaAuth)})
+	c := &http.Client{Transport: a}
+	for _, u := range []string{"https://mcp.example:8443/mcp", "https://mcp.example:8443/.well-known/oauth-protected-resource/mcp", "https://as.example/token", "https://mcp.example/other-port", "http://mcp.example:8443/scheme"} {
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if diff := cmp.Diff([]string{"mcp.example:8443", "mcp.example:8443"}, viaBase); diff != "" {
+		t.Errorf("via Base (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"as.example", "mcp.example", "mcp.example:8443"}, viaAuth); diff != "" {
+		t.Errorf("via AuthServerBase (-want +got):\n%s", diff)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

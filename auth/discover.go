@@ -72,23 +72,33 @@ func (f *Fetcher) client() (c *http.Client, done func()) {
 	}
 	cp := *base
 	cp.CheckRedirect = f.checkRedirect
-	done = func() {}
+	cp.Transport, done = f.withDialRule(base.Transport)
+	return &cp, done
+}
+
+// withDialRule returns rt with the dial rule when rt is (or routes to)
+// *http.Transport values, which are cloned; done releases the clones' idle
+// connections.
+func (f *Fetcher) withDialRule(rt http.RoundTripper) (http.RoundTripper, func()) {
 	var tr *http.Transport
-	switch t := base.Transport.(type) {
+	switch t := rt.(type) {
 	case nil:
 		if dt, ok := http.DefaultTransport.(*http.Transport); ok {
 			tr = dt.Clone()
 		}
 	case *http.Transport:
 		tr = t.Clone()
+	case *originRouter:
+		same, doneSame := f.withDialRule(t.same)
+		other, doneOther := f.withDialRule(t.other)
+		return &originRouter{server: t.server, same: same, other: other}, func() { doneSame(); doneOther() }
 	}
-	if tr != nil {
-		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: f.dialControl(f.serverKind())}
-		tr.DialContext = d.DialContext
-		cp.Transport = tr
-		done = tr.CloseIdleConnections
+	if tr == nil {
+		return rt, func() {}
 	}
-	return &cp, done
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: f.dialControl(f.serverKind())}
+	tr.DialContext = d.DialContext
+	return tr, tr.CloseIdleConnections
 }
 
 // errCrossOrigin is the cause when a metadata URL redirects to another

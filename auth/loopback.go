@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"html"
@@ -20,9 +21,12 @@ const callbackPath = "/callback"
 // takes one authorization response.
 //
 // It takes one response per [AuthorizeCode] run: the first request to
-// /callback that carries code or error once the run has started. Others
-// (a favicon, a reload, a second tab, a response to an abandoned run) get
-// a short page and change nothing. The browser's page
+// /callback that carries code or error and the run's state once the run
+// has started. Others (a favicon, a reload, a second tab, a response to
+// an abandoned run, a forged response with another state) get a short
+// page and change nothing: the run keeps waiting, up to its deadline, so
+// that anyone able to reach the port cannot end a sign-in in progress.
+// The browser's page
 // says whether the sign-in went through once AuthorizeCode has checked the
 // response.
 type Loopback struct {
@@ -33,7 +37,8 @@ type Loopback struct {
 	once    sync.Once
 
 	mu    sync.Mutex
-	armed bool // a run waits for a response and has none yet
+	armed bool   // a run waits for a response and has none yet
+	state string // the state of the run armed
 }
 
 // callback is one authorization response; reply takes the text of the
@@ -110,6 +115,11 @@ func (l *Loopback) serve(w http.ResponseWriter, r *http.Request) {
 	cb := callback{query: q, reply: make(chan string, 1)}
 	l.mu.Lock()
 	armed := l.armed
+	if armed && !l.stateMatches(q) {
+		l.mu.Unlock()
+		writePage(w, http.StatusBadRequest, "This sign-in response does not belong to the sign-in mcpctl is waiting for (its state does not match); it was ignored.")
+		return
+	}
 	l.armed = false
 	l.mu.Unlock()
 	if armed {
@@ -145,9 +155,17 @@ func (l *Loopback) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// arm readies the receiver for one response of a new run, answering any
-// left from an abandoned run so that it is not taken for this one.
-func (l *Loopback) arm() {
+// stateMatches reports whether q carries exactly one state, the armed
+// run's. l.mu is held.
+func (l *Loopback) stateMatches(q url.Values) bool {
+	got := q["state"]
+	return len(got) == 1 && subtle.ConstantTimeCompare([]byte(got[0]), []byte(l.state)) == 1
+}
+
+// arm readies the receiver for one response of a new run, whose request
+// carries state, answering any left from an abandoned run so that it is
+// not taken for this one.
+func (l *Loopback) arm(state string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for drained := false; !drained; {
@@ -158,7 +176,7 @@ func (l *Loopback) arm() {
 			drained = true
 		}
 	}
-	l.armed = true
+	l.armed, l.state = true, state
 }
 
 func writePage(w http.ResponseWriter, status int, msg string) {

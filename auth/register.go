@@ -20,6 +20,10 @@ type ClientConfig struct {
 	// --client-secret). ClientSecret may be empty (a public client).
 	ClientID     string
 	ClientSecret string
+	// Issuer is the authorization server a pre-registered client belongs
+	// to (--issuer): its secret or key is sent to no other. Empty: the
+	// first issuer they are used with, remembered in the [Store].
+	Issuer string
 	// ClientKey is a PEM private key for private_key_jwt (--client-key);
 	// KeyID is its kid, if the server wants one.
 	ClientKey []byte

@@ -51,6 +51,10 @@ type storeData struct {
 	Registrations []Registration `json:"registrations,omitempty"`
 	// Bindings maps a resource to the issuer that last authorized it.
 	Bindings map[string]string `json:"bindings,omitempty"`
+	// ClientIssuers maps a pre-registered confidential client's ID to the
+	// issuer its credentials were first used with: they are sent to no
+	// other (see [Authorizer]).
+	ClientIssuers map[string]string `json:"client_issuers,omitempty"`
 }
 
 // StoreEntry describes one stored token without its secrets, for
@@ -249,6 +253,41 @@ func (s *Store) DeleteToken(issuer, resource string) (bool, error) {
 			}
 			delete(d.Bindings, resource)
 		}
+	})
+	return removed, err
+}
+
+// ClientIssuer returns the issuer the pre-registered client clientID is
+// pinned to, or "".
+func (s *Store) ClientIssuer(clientID string) (string, error) {
+	var issuer string
+	err := s.view(func(d *storeData) { issuer = d.ClientIssuers[clientID] })
+	return issuer, err
+}
+
+// PinClient pins the pre-registered client clientID to issuer, unless it
+// is pinned already: the first issuer stays.
+func (s *Store) PinClient(clientID, issuer string) error {
+	if clientID == "" || issuer == "" {
+		return errors.New("pinning a client: no client ID or issuer")
+	}
+	return s.update(func(d *storeData) {
+		if d.ClientIssuers == nil {
+			d.ClientIssuers = map[string]string{}
+		}
+		if d.ClientIssuers[clientID] == "" {
+			d.ClientIssuers[clientID] = issuer
+		}
+	})
+}
+
+// UnpinClient forgets the issuer of the pre-registered client clientID,
+// and reports whether there was one.
+func (s *Store) UnpinClient(clientID string) (bool, error) {
+	removed := false
+	err := s.update(func(d *storeData) {
+		_, removed = d.ClientIssuers[clientID]
+		delete(d.ClientIssuers, clientID)
 	})
 	return removed, err
 }

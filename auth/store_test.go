@@ -196,3 +196,27 @@ func TestStoreConcurrentProcesses(t *testing.T) {
 		t.Errorf("%d tokens stored, want %d", len(list), n)
 	}
 }
+
+func TestStoreClientPins(t *testing.T) {
+	s := NewStore(t.TempDir())
+	if iss, err := s.ClientIssuer("cid"); err != nil || iss != "" {
+		t.Fatalf("ClientIssuer of an empty store = %q, %v", iss, err)
+	}
+	for _, iss := range []string{"https://a.example", "https://b.example"} {
+		if err := s.PinClient("cid", iss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if iss, _ := s.ClientIssuer("cid"); iss != "https://a.example" {
+		t.Errorf("pin = %q, want the first issuer", iss)
+	}
+	if had, err := s.UnpinClient("cid"); !had || err != nil {
+		t.Errorf("UnpinClient = %v, %v", had, err)
+	}
+	if had, _ := s.UnpinClient("cid"); had {
+		t.Error("UnpinClient of a forgotten pin reports one")
+	}
+	if iss, _ := s.ClientIssuer("cid"); iss != "" {
+		t.Errorf("pin after UnpinClient = %q", iss)
+	}
+}

@@ -23,6 +23,7 @@ func addAuthFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse) {
 	a := &o.Auth
 	fs.StringVar(&a.ClientID, "client-id", "", "OAuth: a pre-registered client `ID` (else a client metadata document or dynamic registration is used)")
 	fs.StringVar(&a.ClientSecret, "client-secret", "", "OAuth: the pre-registered client's secret, from `env:VAR` or file:PATH")
+	fs.StringVar(&a.Issuer, "issuer", "", "OAuth: the authorization server `URL` (issuer) the pre-registered client belongs to; its secret or key goes to no other (default: the first one used)")
 	fs.StringVar(&a.ClientKey, "client-key", "", "OAuth: a PEM private key for private_key_jwt client authentication, from `file:PATH` or env:VAR")
 	fs.StringVar(&a.ClientMetadataURL, "client-metadata-url", "", "OAuth: an https `URL` serving mcpctl's Client ID Metadata Document, used as client_id where supported")
 	fs.StringVar(&a.Grant, "grant", "", "OAuth: how to get a token: authorization-code (default, a browser), client-credentials, jwt-bearer or token-exchange")
@@ -33,6 +34,7 @@ func addAuthFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse) {
 	fs.StringVar(&a.Scope, "scope", "", "OAuth: `SCOPES` to request besides those the server asks for (space-separated)")
 	fs.StringVar(&a.DPoP, "dpop", "", "OAuth: bind tokens to a key with DPoP: auto (default: when the servers support it), always or never")
 	if use == connectFlags {
+		fs.StringVar(&o.AuthCACert, "auth-cacert", "", "OAuth: trust the CA certificates in PEM `FILE` for authorization servers on other origins than the server's")
 		fs.BoolVar(&o.NoBrowser, "no-browser", false, "OAuth: print the authorization URL instead of opening a browser; paste the redirect URL if the callback cannot reach mcpctl")
 	}
 	_ = cmd.RegisterFlagCompletionFunc("grant", cobra.FixedCompletions([]cobra.Completion{auth.GrantAuthorizationCode, auth.GrantClientCredentials, auth.GrantJWTBearer, auth.GrantTokenExchange}, cobra.ShellCompDirectiveNoFileComp))
@@ -52,7 +54,7 @@ func checkAuth(a config.Auth) error {
 	default:
 		return flagErrorf("invalid --dpop %q: expected auto, always or never", a.DPoP)
 	}
-	for _, f := range []struct{ name, v string }{{"client-metadata-url", a.ClientMetadataURL}, {"idp-token-endpoint", a.IDPTokenEndpoint}} {
+	for _, f := range []struct{ name, v string }{{"client-metadata-url", a.ClientMetadataURL}, {"idp-token-endpoint", a.IDPTokenEndpoint}, {"issuer", a.Issuer}} {
 		if f.v == "" {
 			continue
 		}
@@ -83,6 +85,7 @@ func mergeAuth(flags, def config.Auth) config.Auth {
 	return config.Auth{
 		ClientID:          pick(flags.ClientID, def.ClientID),
 		ClientSecret:      pick(flags.ClientSecret, def.ClientSecret),
+		Issuer:            pick(flags.Issuer, def.Issuer),
 		ClientKey:         pick(flags.ClientKey, def.ClientKey),
 		ClientMetadataURL: pick(flags.ClientMetadataURL, def.ClientMetadataURL),
 		Grant:             pick(flags.Grant, def.Grant),
@@ -132,10 +135,32 @@ func loginHint(o *ServerOptions) string {
 	return "run: mcpctl auth login " + target + " on a terminal, or use --grant client-credentials --client-id ID --client-secret env:VAR"
 }
 
+// issuerHint is what a user can do when o's server names another
+// authorization server than the one its client's credentials belong to.
+func issuerHint(o *ServerOptions) string {
+	target := "--url " + config.RedactURL(o.URL)
+	if o.Auth.ClientID != "" {
+		target += " --client-id " + o.Auth.ClientID
+	}
+	if o.Server != "" {
+		target = "-s " + o.Server
+	}
+	return "if the server moved on purpose, run: mcpctl auth logout " + target + " to forget the old one, or pass --issuer URL naming the new one"
+}
+
 // authorizer builds the OAuth round tripper for o's HTTP server, sending
 // through base. Secrets it loads (and those the flow learns) go to the
 // run's redactor; its events go to onEvent.
 func (f *Factory) authorizer(o *ServerOptions, base http.RoundTripper, onEvent func(string, any)) (*auth.Authorizer, error) {
+	opts, err := f.authorizerOptions(o, base, onEvent)
+	if err != nil {
+		return nil, err
+	}
+	return auth.NewAuthorizer(opts), nil
+}
+
+// authorizerOptions are the [auth.Options] of [Factory.authorizer].
+func (f *Factory) authorizerOptions(o *ServerOptions, base http.RoundTripper, onEvent func(string, any)) (auth.Options, error) {
 	ios := f.IOStreams
 	red := f.Redactor()
 	a := o.Auth
@@ -150,9 +175,10 @@ func (f *Factory) authorizer(o *ServerOptions, base http.RoundTripper, onEvent f
 		Interactive:      f.interactive(),
 		Prompt:           ios.ErrOut,
 		Hint:             loginHint(o),
+		IssuerHint:       issuerHint(o),
 		Secret:           func(s string) { red.Add(s) },
 		OnEvent:          onEvent,
-		Client: auth.ClientConfig{ClientID: a.ClientID, ClientMetadataURL: a.ClientMetadataURL,
+		Client: auth.ClientConfig{ClientID: a.ClientID, Issuer: a.Issuer, ClientMetadataURL: a.ClientMetadataURL,
 			ClientName: "mcpctl"},
 	}
 	if !o.NoBrowser {
@@ -172,20 +198,20 @@ func (f *Factory) authorizer(o *ServerOptions, base http.RoundTripper, onEvent f
 	}
 	var err error
 	if opts.Client.ClientSecret, err = load("client-secret", a.ClientSecret); err != nil {
-		return nil, err
+		return opts, err
 	}
 	if a.ClientKey != "" {
 		key, err := f.LoadKey("client-key", a.ClientKey)
 		if err != nil {
-			return nil, err
+			return opts, err
 		}
 		opts.Client.ClientKey = key
 	}
 	if opts.Assertion, err = load("assertion", a.Assertion); err != nil {
-		return nil, err
+		return opts, err
 	}
 	if opts.IDToken, err = load("id-token", a.IDToken); err != nil {
-		return nil, err
+		return opts, err
 	}
 	dir, err := f.stateDir()
 	if err == nil {
@@ -193,11 +219,23 @@ func (f *Factory) authorizer(o *ServerOptions, base http.RoundTripper, onEvent f
 			fmt.Fprintln(ios.ErrOut, "mcpctl: warning: "+msg)
 		}}
 	}
-	return auth.NewAuthorizer(opts), nil
+	return opts, nil
 }
 
 // authTransport returns the round tripper the HTTP transport sends
-// through: o's TLS settings, wrapped in the OAuth [auth.Authorizer].
-func (f *Factory) authTransport(o *ServerOptions, tlsConfig *tls.Config, onEvent func(string, any)) (*auth.Authorizer, error) {
-	return f.authorizer(o, transport.NewHTTPClient(tlsConfig).Transport, onEvent)
+// through: o's TLS settings (serverTLS, from --cacert and --insecure) for
+// the server's origin, --auth-cacert or the system roots for every other
+// origin (the authorization servers), wrapped in the OAuth
+// [auth.Authorizer].
+func (f *Factory) authTransport(o *ServerOptions, serverTLS *tls.Config, onEvent func(string, any)) (*auth.Authorizer, error) {
+	authTLS, err := tlsConfig("auth-cacert", o.AuthCACert, false)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := f.authorizerOptions(o, transport.NewHTTPClient(serverTLS).Transport, onEvent)
+	if err != nil {
+		return nil, err
+	}
+	opts.AuthServerBase = transport.NewHTTPClient(authTLS).Transport
+	return auth.NewAuthorizer(opts), nil
 }

@@ -5,9 +5,11 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
+	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/transport"
 )
@@ -48,24 +50,45 @@ func (f *Factory) httpOptions(o *ServerOptions) (transport.HTTPOptions, error) {
 		red.Add(t)
 		opts.Header.Set("Authorization", "Bearer "+t)
 	}
-	if o.CACert != "" || o.Insecure {
-		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-		if o.CACert != "" {
-			pem, err := os.ReadFile(o.CACert)
-			if err != nil {
-				return opts, flagErrorf("--cacert: %v", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return opts, flagErrorf("--cacert %s: no PEM certificates found", o.CACert)
-			}
-			cfg.RootCAs = pool
-		}
-		if o.Insecure {
-			cfg.InsecureSkipVerify = true
-			fmt.Fprintln(ios.ErrOut, render.Warning("--insecure: the server's TLS certificate is not verified; anyone on the network path can read and change this session", ios.ColorErrEnabled()))
-		}
-		opts.TLSConfig = cfg
+	cfg, err := tlsConfig("cacert", o.CACert, o.Insecure)
+	if err != nil {
+		return opts, err
 	}
+	if o.Insecure {
+		fmt.Fprintln(ios.ErrOut, render.Warning("--insecure: the certificate of "+urlOrigin(o.URL)+" is not verified; anyone on the network path can read and change this session", ios.ColorErrEnabled()))
+	}
+	opts.TLSConfig = cfg
 	return opts, nil
+}
+
+// tlsConfig is the TLS configuration for a CA file (--cacert,
+// --auth-cacert) and --insecure; nil when neither is given (the system
+// roots).
+func tlsConfig(flag, caFile string, insecure bool) (*tls.Config, error) {
+	if caFile == "" && !insecure {
+		return nil, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: insecure}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, flagErrorf("--%s: %v", flag, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, flagErrorf("--%s %s: no PEM certificates found", flag, caFile)
+		}
+		cfg.RootCAs = pool
+	}
+	return cfg, nil
+}
+
+// urlOrigin is scheme://host[:port] of raw, the scope of --cacert and
+// --insecure.
+func urlOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return config.RedactURL(raw)
+	}
+	return u.Scheme + "://" + u.Host
 }

@@ -32,6 +32,10 @@ type ServerOptions struct {
 	Bearer       string // env:VAR or file:PATH holding a bearer token
 	CACert       string
 	Insecure     bool
+	// AuthCACert is a CA file for the authorization servers on other
+	// origins than the server's (--auth-cacert); CACert and Insecure
+	// apply to the server's origin only.
+	AuthCACert string
 	// Elicit is how to answer elicitation/create (--elicit); "" declares
 	// elicitation only at a terminal, where a form is shown.
 	Elicit string
@@ -166,8 +170,8 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 	fs.StringArrayVarP(&o.Headers, "header", "H", nil, headerHelp)
 	if connect {
 		fs.StringVar(&o.Bearer, "bearer", "", "Send Authorization: Bearer with the token in `env:VAR` or file:PATH")
-		fs.StringVar(&o.CACert, "cacert", "", "Trust the CA certificates in PEM `FILE` for https")
-		fs.BoolVar(&o.Insecure, "insecure", false, "Do not verify the server's TLS certificate (unsafe)")
+		fs.StringVar(&o.CACert, "cacert", "", "Trust the CA certificates in PEM `FILE` for the --url server's origin")
+		fs.BoolVar(&o.Insecure, "insecure", false, "Do not verify the TLS certificate of the --url server's origin (unsafe; authorization servers elsewhere are still verified)")
 		fs.StringVar(&o.Elicit, "elicit", "", "Answer the server's elicitation requests: accept-defaults, decline, cancel or @answers.json, checked against the form (declares elicitation; default: a form at a terminal)")
 		fs.StringArrayVar(&o.Roots, "root", nil, "Expose the directory `DIR` to the server as a root (repeatable; declares roots)")
 		fs.StringVar(&o.Sample, "sample", "", "Answer the server's sampling requests: @FILE (a CreateMessageResult, or NDJSON of them in order), exec:CMD (the request on its stdin, the result on its stdout) or decline (declares sampling; default: type the answer at a terminal)")

@@ -94,6 +94,7 @@ type Server struct {
 type Auth struct {
 	ClientID          string `yaml:"client-id,omitempty"`
 	ClientSecret      string `yaml:"client-secret,omitempty"`
+	Issuer            string `yaml:"issuer,omitempty"`
 	ClientKey         string `yaml:"client-key,omitempty"`
 	ClientMetadataURL string `yaml:"client-metadata-url,omitempty"`
 	Grant             string `yaml:"grant,omitempty"`

@@ -92,6 +92,11 @@ type Config struct {
 	// NoRegistration hides the registration endpoint (pre-registered
 	// clients only).
 	NoRegistration bool
+	// AuthorizationServer, when set, is the issuer the resource metadata
+	// names instead of this server: another server (on another origin)
+	// whose tokens this resource does not accept. Tests of what reaches
+	// that other server use it.
+	AuthorizationServer string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -174,6 +179,7 @@ type Server struct {
 	refresh  map[string]*token
 	requests []Request
 	onRecord func(Request)
+	moved    bool // see MoveIssuer
 }
 
 // New returns a server configured by cfg. Call [Server.SetOrigin] before
@@ -203,6 +209,8 @@ func New(cfg Config) *Server {
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.resourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.serverMetadata)
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server/v2", s.movedMetadata)
+	mux.HandleFunc("POST /v2/token", s.movedToken)
 	mux.HandleFunc("POST /register", s.register)
 	mux.HandleFunc("GET /authorize", s.authorize)
 	mux.HandleFunc("POST /token", s.token)
@@ -251,7 +259,49 @@ func (s *Server) issuer() string {
 	if s.cfg.Issuer != "" {
 		return s.cfg.Issuer
 	}
+	if s.isMoved() {
+		return s.base() + "/v2"
+	}
 	return s.base()
+}
+
+func (s *Server) isMoved() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.moved
+}
+
+// MoveIssuer makes the server another authorization server on the same
+// origin, as an operator's migration (or an attacker who controls the
+// resource) would: the issuer becomes ORIGIN/v2, its metadata is at
+// /.well-known/oauth-authorization-server/v2 with the token endpoint
+// /v2/token, the resource metadata names it, and every access token
+// issued so far expires. The old metadata keeps describing the old
+// issuer. A client that sends the first issuer's client secret to the
+// new one shows up in the log as a POST /v2/token.
+func (s *Server) MoveIssuer() {
+	s.mu.Lock()
+	s.moved = true
+	s.mu.Unlock()
+	s.ExpireAccessTokens()
+}
+
+// movedMetadata is the metadata of the issuer MoveIssuer makes; 404 until
+// then.
+func (s *Server) movedMetadata(w http.ResponseWriter, r *http.Request) {
+	if !s.isMoved() {
+		http.NotFound(w, r)
+		return
+	}
+	s.serverMetadata(w, r)
+}
+
+func (s *Server) movedToken(w http.ResponseWriter, r *http.Request) {
+	if !s.isMoved() {
+		http.NotFound(w, r)
+		return
+	}
+	s.token(w, r)
 }
 
 // Requests returns a copy of what the server has recorded so far.
@@ -319,7 +369,7 @@ func (r *recorder) Flush() {
 func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 	doc := map[string]any{
 		"resource":                 s.URL(),
-		"authorization_servers":    []string{s.issuer()},
+		"authorization_servers":    []string{s.resourceIssuer()},
 		"bearer_methods_supported": []string{"header"},
 	}
 	if len(s.cfg.ScopesSupported) > 0 {
@@ -328,12 +378,27 @@ func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, doc)
 }
 
+// resourceIssuer is the authorization server the resource metadata names.
+func (s *Server) resourceIssuer() string {
+	if s.cfg.AuthorizationServer != "" {
+		return s.cfg.AuthorizationServer
+	}
+	return s.issuer()
+}
+
 func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) {
 	base := s.base()
+	issuer, tokenEndpoint := s.issuer(), base+"/token"
+	if s.isMoved() && r.URL.Path == "/.well-known/oauth-authorization-server" && s.cfg.Issuer == "" {
+		issuer = base // the old issuer's document stays what it was
+	}
+	if issuer == base+"/v2" {
+		tokenEndpoint = base + "/v2/token"
+	}
 	doc := map[string]any{
-		"issuer":                                         s.issuer(),
+		"issuer":                                         issuer,
 		"authorization_endpoint":                         base + "/authorize",
-		"token_endpoint":                                 base + "/token",
+		"token_endpoint":                                 tokenEndpoint,
 		"response_types_supported":                       []string{"code"},
 		"grant_types_supported":                          []string{"authorization_code", "refresh_token", "client_credentials"},
 		"code_challenge_methods_supported":               []string{"S256"},

@@ -15,7 +15,10 @@ import (
 // without following redirects and then GETs the Location it is sent to,
 // which is the client's loopback callback. With OAUTHFOLLOW_LOG set it
 // first appends the authorization endpoint (no query) to that file, so a
-// script can tell whether the browser was opened. It prints nothing on
+// script can tell whether the browser was opened. With OAUTHFOLLOW_FORGE
+// set it first plays an attacker who reached the client's loopback: a
+// callback with a forged code and state, whose status it appends to the
+// OAUTHFOLLOW_LOG file as "forged callback: STATUS". It prints nothing on
 // stdout and returns 1 with a message on stderr when a step fails.
 func FollowMain() int {
 	if len(os.Args) < 2 {
@@ -31,6 +34,16 @@ func FollowMain() int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if os.Getenv("OAUTHFOLLOW_FORGE") != "" {
+		status, err := forge(ctx, target)
+		if log := os.Getenv("OAUTHFOLLOW_LOG"); err == nil && log != "" {
+			err = appendLine(log, fmt.Sprintf("forged callback: %d", status))
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "oauthfollow: %v\n", err)
+			return 1
+		}
+	}
 	if err := Follow(ctx, http.DefaultTransport, target); err != nil {
 		fmt.Fprintf(os.Stderr, "oauthfollow: %v\n", err)
 		return 1
@@ -75,6 +88,31 @@ func Follow(ctx context.Context, rt http.RoundTripper, authURL string) error {
 		return fmt.Errorf("the callback %s answered %d", withoutQuery(loc.String()), cb.StatusCode)
 	}
 	return nil
+}
+
+// forge GETs the redirect URI of authURL with a code and a state of its
+// own, and returns the status of the answer.
+func forge(ctx context.Context, authURL string) (int, error) {
+	u, err := url.Parse(authURL)
+	if err != nil {
+		return 0, err
+	}
+	cb, err := url.Parse(u.Query().Get("redirect_uri"))
+	if err != nil || cb.Host == "" {
+		return 0, fmt.Errorf("the authorization URL has no redirect_uri")
+	}
+	cb.RawQuery = url.Values{"code": {CodePrefix + "forged"}, "state": {"forged"}}.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cb.String(), nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("GET of the forged callback: %w", err)
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
 
 func withoutQuery(u string) string {
