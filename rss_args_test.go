@@ -19,8 +19,10 @@ import (
 // the moment it is written (the session's record of the call for the
 // audit, the client's params kept for a retry, the message, and the
 // transport's copy of it), so this test holds the line at 6× + 30 MiB,
-// which encoding through encoding/json's growing buffers went over. It is measured as [TestPeakRSS] measures a result: the server
-// is a fault server in its own process, over HTTP, so mcpctl has no child
+// which encoding through encoding/json's growing buffers went over.
+//
+// It is measured as [TestPeakRSS] measures a result: the server is a
+// fault server in its own process, over HTTP, so mcpctl has no child
 // whose peak the kernel would fold into its own, and rsslaunch reports
 // mcpctl's ru_maxrss when it is reaped. Run it alone with
 // `go test -run TestPeakRSSArgument .`.
