@@ -3,6 +3,9 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"unicode/utf8"
 )
 
 // The builders below are the one place JSON-RPC messages are written, for
@@ -70,16 +73,173 @@ type CallToolParams struct {
 }
 
 // MarshalArguments encodes tool arguments as [Client.CallTool] sends them:
-// nil is the empty object.
+// nil is the empty object. The bytes are those of json.Marshal, but a
+// large string value is encoded straight into a buffer of the exact size,
+// so a 100 MB argument costs its size once here, not the several times
+// encoding/json's growing buffer and final copy cost.
 func MarshalArguments(args map[string]any) (json.RawMessage, error) {
 	if args == nil {
 		return json.RawMessage("{}"), nil
 	}
-	data, err := json.Marshal(args)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the arguments: %w", err)
+	keys := slices.Sorted(maps.Keys(args)) // the order json.Marshal gives a map
+	parts := make([][]byte, 0, 2*len(keys))
+	big := make(map[int]string)
+	n := len(keys) + 1 // braces and commas
+	for _, k := range keys {
+		key, err := json.Marshal(k)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the arguments: %w", err)
+		}
+		parts = append(parts, key)
+		n += len(key) + 1
+		if str, ok := args[k].(string); ok && len(str) >= bigString {
+			if size, ok := stringWireSize(str); ok {
+				big[len(parts)] = str
+				parts = append(parts, nil)
+				n += size
+				continue
+			}
+		}
+		v, err := json.Marshal(args[k])
+		if err != nil {
+			return nil, fmt.Errorf("encoding the arguments: %w", err)
+		}
+		parts = append(parts, v)
+		n += len(v)
 	}
-	return data, nil
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i := 0; i < len(parts); i += 2 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(b, parts[i]...), ':')
+		if str, ok := big[i+1]; ok {
+			b = appendWireString(b, str)
+		} else {
+			b = append(b, parts[i+1]...)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// bigString is the length from which MarshalArguments encodes a string
+// itself rather than through encoding/json.
+const bigString = 64 << 10
+
+// stringWireSize returns the length of s as encoding/json encodes it (HTML
+// characters, U+2028 and U+2029 escaped, invalid UTF-8 as \ufffd), or
+// false when s holds a control character other than \n, \r and \t, whose
+// escapes have differed between Go releases: encoding/json then encodes it.
+func stringWireSize(s string) (int, bool) {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20:
+				return 0, false
+			case c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n, true
+}
+
+// appendWireString appends s as encoding/json encodes it, for a string
+// stringWireSize accepted.
+func appendWireString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			var esc string
+			switch c {
+			case '"':
+				esc = `\"`
+			case '\\':
+				esc = `\\`
+			case '\n':
+				esc = `\n`
+			case '\r':
+				esc = `\r`
+			case '\t':
+				esc = `\t`
+			case '<', '>', '&':
+				esc = `\u00` + string(hex[c>>4]) + string(hex[c&0xf])
+			default:
+				i++
+				continue
+			}
+			b = append(append(b, s[start:i]...), esc...)
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		var esc string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			esc = `\ufffd`
+		case r == '\u2028':
+			esc = `\u2028`
+		case r == '\u2029':
+			esc = `\u2029`
+		default:
+			i += size
+			continue
+		}
+		b = append(append(b, s[start:i]...), esc...)
+		i += size
+		start = i
+	}
+	return append(append(b, s[start:]...), '"')
+}
+
+// isWireForm reports whether data, valid JSON, is already in the form
+// json.Marshal gives a json.RawMessage (compact, HTML characters, U+2028
+// and U+2029 escaped), so that re-encoding it would copy it unchanged.
+func isWireForm(data []byte) bool {
+	inString, escaped := false, false
+	for i, c := range data {
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			return false
+		case c == 0xe2 && i+2 < len(data) && data[i+1] == 0x80 && data[i+2]&^1 == 0xa8:
+			return false
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return false
+		}
+	}
+	return json.Valid(data)
 }
 
 // NewCallToolRequest encodes a complete tools/call request with id, exactly
@@ -106,9 +266,14 @@ func callToolParams(name string, args json.RawMessage, opts CallOptions) (json.R
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	wire, err := json.Marshal(args)
-	if err != nil {
-		return nil, fmt.Errorf("the arguments of tool %q are not valid JSON: %w", name, err)
+	// Arguments already in wire form (those of MarshalArguments) are used
+	// as they are: re-encoding would copy them unchanged.
+	wire := args
+	if !isWireForm(args) {
+		var err error
+		if wire, err = json.Marshal(args); err != nil {
+			return nil, fmt.Errorf("the arguments of tool %q are not valid JSON: %w", name, err)
+		}
 	}
 	meta := make(map[string]any, len(opts.Meta)+2)
 	for k, v := range opts.Meta {
@@ -127,11 +292,25 @@ func callToolParams(name string, args json.RawMessage, opts CallOptions) (json.R
 	if len(meta) == 0 {
 		meta = nil
 	}
-	data, err := json.Marshal(CallToolParams{Name: name, Arguments: wire, Meta: meta})
+	// As json.Marshal(CallToolParams{…}) writes it, the arguments copied
+	// once into a buffer of the exact size.
+	rawName, err := json.Marshal(name)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the call of tool %q: %w", name, err)
 	}
-	return data, nil
+	var rawMeta []byte
+	if meta != nil {
+		if rawMeta, err = json.Marshal(meta); err != nil {
+			return nil, fmt.Errorf("encoding the call of tool %q: %w", name, err)
+		}
+	}
+	b := make([]byte, 0, len(`{"name":,"arguments":,"_meta":}`)+len(rawName)+len(wire)+len(rawMeta))
+	b = append(append(append(b, `{"name":`...), rawName...), `,"arguments":`...)
+	b = append(b, wire...)
+	if rawMeta != nil {
+		b = append(append(b, `,"_meta":`...), rawMeta...)
+	}
+	return append(b, '}'), nil
 }
 
 // encodeID encodes a request id: a string or an integer.

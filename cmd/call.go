@@ -17,6 +17,7 @@ import (
 	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/session"
+	"github.com/mcpctl/mcpctl/transport"
 )
 
 // CallOptions are the options of `mcpctl call`.
@@ -178,6 +179,16 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 			show(n)
 		}
 	}
+	// The arguments go out in one message: a file larger than its limit
+	// is refused before a server is started for it.
+	argOpts := schema.ArgOptions{
+		Stdin:    f.IOStreams.In,
+		ArgsJSON: opts.ArgsJSON,
+		MaxSize:  argumentLimit(&opts.Server),
+	}
+	if err := schema.CheckFileSizes(opts.Args, argOpts); err != nil {
+		return err
+	}
 	// The session's pipeline signs the call and verifies its result.
 	opts.Server.Sign = &opts.Sign
 	s, err := f.Connect(ctx, &opts.Server)
@@ -200,11 +211,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	// A value of the wrong type is kept as typed: validation lists it with
 	// every other violation (exit 5), and --no-validate sends the text.
 	var mismatches []schema.Violation
-	argOpts := schema.ArgOptions{
-		Stdin:      f.IOStreams.In,
-		ArgsJSON:   opts.ArgsJSON,
-		Mismatches: &mismatches,
-	}
+	argOpts.Mismatches = &mismatches
 	var args map[string]any
 	if sch, compileErr := f.toolSchema(tool.InputSchema); compileErr == nil {
 		args, err = sch.ParseArgs(opts.Args, argOpts)
@@ -276,6 +283,17 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		return &ExitCodeError{Code: ExitToolError, Msg: fmt.Sprintf("tool %q reported an error (isError: true)", tool.Name)}
 	}
 	return afterErr
+}
+
+// argumentLimit is the most bytes an argument file, or the --args object
+// on standard input, may hold: the message-size limit (--max-message-size),
+// as given on the command line or its default. (A named server's own limit
+// is applied when the message is sent.)
+func argumentLimit(o *ServerOptions) int64 {
+	if o.MaxMessageSize > 0 {
+		return o.MaxMessageSize
+	}
+	return transport.DefaultMaxMessageSize
 }
 
 // shownDespite reports whether a call's result is shown although the

@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -173,6 +175,21 @@ func exitCode(err error, interrupted bool) int {
 	case errors.As(err, new(*signing.VerifyError)):
 		return ExitSignature
 	}
+	return ExitError
+}
+
+// panicExit reports a panic that reached [Main] and returns its exit code:
+// ExitError, never ExitUsage, which Go gives an unrecovered panic. Running
+// out of room in a buffer (bytes.ErrTooLarge) is said as such, without the
+// stack; anything else is a bug, shown with its stack for the report. (Go's
+// fatal "out of memory" ends the process without a panic, with status 2, and
+// cannot be caught; the message-size limit is what keeps mcpctl from it.)
+func panicExit(w io.Writer, r any, stack []byte) int {
+	if err, ok := r.(error); ok && errors.Is(err, bytes.ErrTooLarge) {
+		fmt.Fprintf(w, "error: out of memory: %v (a smaller --max-message-size bounds what mcpctl holds)\n", err)
+		return ExitError
+	}
+	fmt.Fprintf(w, "error: internal error (a bug in mcpctl; please report it): panic: %v\n%s", r, stack)
 	return ExitError
 }
 

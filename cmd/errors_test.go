@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -44,6 +46,30 @@ func TestExitCode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := exitCode(tt.err, tt.interrupted); got != tt.want {
 				t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPanicExit checks that a panic reaching Main is exit 1, never the
+// usage code Go gives an unrecovered one, and that a buffer grown past
+// memory is said as such.
+func TestPanicExit(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		r    any
+		want string
+	}{
+		{"too large", bytes.ErrTooLarge, "error: out of memory: bytes.Buffer: too large"},
+		{"bug", "boom", "error: internal error (a bug in mcpctl; please report it): panic: boom\nSTACK"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if code := panicExit(&b, tt.r, []byte("STACK")); code != ExitError {
+				t.Errorf("panicExit = %d, want %d", code, ExitError)
+			}
+			if !strings.HasPrefix(b.String(), tt.want) {
+				t.Errorf("panicExit wrote %q, want it to start with %q", b.String(), tt.want)
 			}
 		})
 	}

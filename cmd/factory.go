@@ -80,6 +80,7 @@ type built struct {
 	redactor  *transport.Redactor
 	warner    *render.Warner
 	utf8Once  sync.Once
+	textOnce  sync.Once // the warning of invalid UTF-8 in text output
 	results   *session.ResultChecks
 	schemas   schema.Cache // tools' schemas, compiled once a run
 }

@@ -274,14 +274,20 @@ func yamlNode(dec *json.Decoder) (*yaml.Node, error) {
 }
 
 // printer builds a render.Printer for the command's streams.
-// Invalid UTF-8 from the server is replaced in JSON output, with one
-// warning per run.
+// Invalid UTF-8 from the server is replaced in JSON output, and kept (or
+// shown as \xNN on a terminal) in text output, each with one warning per
+// run: the output alone would not tell.
 func (f *Factory) printer() *render.Printer {
 	p := f.IOStreams.Printer()
 	st := f.state()
 	p.OnInvalidUTF8 = func() {
 		st.utf8Once.Do(func() {
 			f.Warner().Warn("invalid utf-8", "mcpctl: warning: "+render.InvalidUTF8Warning)
+		})
+	}
+	p.OnInvalidText = func() {
+		st.textOnce.Do(func() {
+			f.Warner().Warn("invalid utf-8 text", "mcpctl: warning: "+render.InvalidTextWarning(p.Terminal()))
 		})
 	}
 	return p

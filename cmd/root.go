@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 
@@ -26,11 +27,18 @@ import (
 // second one closes [Factory.Hurry]: the shutdown stops waiting and kills
 // the server at once. The signals are caught from the moment the command
 // first waits on its context (see [newSignalContext]).
-func Main() int {
+func Main() (code int) {
 	ctx := newSignalContext()
 	defer ctx.stop()
 	f := NewFactory(System())
 	f.Hurry = ctx.hurry
+	// An unrecovered panic would end the process with status 2, the
+	// usage-error code; a panic is mcpctl's own failure (see panicExit).
+	defer func() {
+		if r := recover(); r != nil {
+			code = panicExit(f.IOStreams.ErrOut, r, debug.Stack())
+		}
+	}()
 	return runWith(ctx, f, os.Args[1:])
 }
 

@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpctl/mcpctl/client"
 )
@@ -189,20 +190,22 @@ func decodeJSONValue(data []byte) (any, error) {
 }
 
 func (p *Printer) contentWriter(opts ContentOptions) *contentWriter {
-	return &contentWriter{out: p.out(), st: p.styles(), term: p.terminal(), dir: opts.SaveDir, bare: opts.Bare}
+	return &contentWriter{out: p.out(), st: p.styles(), term: p.terminal(), dir: opts.SaveDir, bare: opts.Bare, onInvalid: p.OnInvalidText}
 }
 
 // contentWriter carries what the blocks of one call share: the save
 // directory, created lazily, the file counter and the files written.
 type contentWriter struct {
-	out   io.Writer
-	st    styles
-	term  bool // sanitise what the server sent
-	dir   string
-	bare  bool
-	ready bool
-	n     int
-	files []string
+	out  io.Writer
+	st   styles
+	term bool // sanitise what the server sent
+	// onInvalid is Printer.OnInvalidText.
+	onInvalid func()
+	dir       string
+	bare      bool
+	ready     bool
+	n         int
+	files     []string
 }
 
 // blockError is a problem with one block's data, as opposed to a failure to
@@ -256,8 +259,10 @@ func (cw *contentWriter) block(c client.Content) error {
 	}
 	switch c.Type {
 	case "text":
-		if c.Text == "" && len(c.TextRaw) > 0 {
-			// A large text the client left undecoded.
+		if c.Text == "" && len(c.TextRaw) > 0 || !utf8.Valid(c.TextRaw) {
+			// A large text the client left undecoded, or one whose
+			// invalid UTF-8 the decoded text has lost (U+FFFD): the
+			// bytes the server sent are written.
 			return cw.textJSON(c.TextRaw)
 		}
 		return cw.text(c.Text)
@@ -352,11 +357,16 @@ func (cw *contentWriter) text(s string) error {
 
 // textJSON writes a text block given as its raw JSON string literal, as
 // text writes the decoded text, decoding as it writes: a large text is
-// never held decoded. Invalid JSON is the block's error; what came before
+// never held decoded. Bytes that are not valid UTF-8 are written as they
+// are, or as \xNN on a terminal, and reported to onInvalid. Invalid JSON is the block's error; what came before
 // the problem has been written.
 func (cw *contentWriter) textJSON(raw []byte) error {
 	bw := bufio.NewWriterSize(cw.out, textChunk)
-	endsInNewline, err := decodeJSONString(bw, raw, cw.term)
+	var invalid bool
+	endsInNewline, err := decodeJSONString(bw, raw, cw.term, &invalid)
+	if invalid && cw.onInvalid != nil {
+		cw.onInvalid()
+	}
 	if err != nil {
 		if ferr := bw.Flush(); ferr != nil {
 			return ferr

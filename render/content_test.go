@@ -555,3 +555,39 @@ func TestToolResult(t *testing.T) {
 		})
 	}
 }
+
+// TestContentInvalidUTF8 checks that a text block's invalid UTF-8 is
+// written byte for byte when piped and as \xNN on a terminal, each block
+// reported once to OnInvalidText, and that valid text is not reported.
+func TestContentInvalidUTF8(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		text      string // the block's JSON text member, quotes included
+		tty       bool
+		want      string
+		wantCalls int
+	}{
+		{"piped", "\"a\xff\\u00e9\xfeb\"", false, "a\xffé\xfeb\n", 1},
+		{"terminal", "\"a\xff\\u00e9\xfeb\"", true, `a\xffé\xfeb` + "\n", 1},
+		{"valid", `"a\u00e9b"`, false, "aéb\n", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var c client.Content
+			if err := json.Unmarshal([]byte(`{"type":"text","text":`+tt.text+`}`), &c); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			calls := 0
+			p := &Printer{Out: &out, TTY: tt.tty, OnInvalidText: func() { calls++ }}
+			if _, err := p.Content([]client.Content{c}, ContentOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tt.want {
+				t.Errorf("Content wrote %q, want %q", out.String(), tt.want)
+			}
+			if calls != tt.wantCalls {
+				t.Errorf("OnInvalidText called %d times, want %d", calls, tt.wantCalls)
+			}
+		})
+	}
+}

@@ -20,7 +20,7 @@ import (
 // problem may have been written.
 func WriteJSONString(w io.Writer, raw []byte) error {
 	bw := bufio.NewWriterSize(w, 32<<10)
-	if _, err := decodeJSONString(bw, raw, false); err != nil {
+	if _, err := decodeJSONString(bw, raw, false, nil); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -32,7 +32,7 @@ func WriteJSONString(w io.Writer, raw []byte) error {
 // the whole string first: see [WriteJSONString].
 func (p *Printer) TextJSON(raw []byte) error {
 	bw := bufio.NewWriterSize(p.out(), 32<<10)
-	endsInNewline, err := decodeJSONString(bw, raw, p.terminal())
+	endsInNewline, err := decodeJSONString(bw, raw, p.terminal(), nil)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,11 @@ func (p *Printer) TextJSON(raw []byte) error {
 // decodeJSONString writes the text raw encodes to w, sanitised when term
 // is set (the same as [Sanitize] applied to the decoded text), and reports
 // whether the text ends in "\n". Errors writing stay in w for its Flush.
-func decodeJSONString(w *bufio.Writer, raw []byte, term bool) (endsInNewline bool, err error) {
+//
+// Bytes that are not valid UTF-8 become U+FFFD, as encoding/json decodes
+// them, unless invalid is not nil: then they are kept, byte for byte, or
+// shown as \xNN when term is set, and *invalid is set when there was one.
+func decodeJSONString(w *bufio.Writer, raw []byte, term bool, invalid *bool) (endsInNewline bool, err error) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return false, fmt.Errorf("decoding a JSON string: not a string literal: %s", excerpt(raw))
 	}
@@ -57,7 +61,7 @@ func decodeJSONString(w *bufio.Writer, raw []byte, term bool) (endsInNewline boo
 		switch {
 		case c == '\\':
 			if i > start {
-				writeJSONRun(w, body[start:i], term)
+				writeJSONRun(w, body[start:i], term, invalid)
 				endsInNewline = false
 			}
 			r, size, ok := jsonEscape(body[i:])
@@ -88,7 +92,7 @@ func decodeJSONString(w *bufio.Writer, raw []byte, term bool) (endsInNewline boo
 		}
 	}
 	if start < len(body) {
-		writeJSONRun(w, body[start:], term)
+		writeJSONRun(w, body[start:], term, invalid)
 		endsInNewline = false
 	}
 	return endsInNewline, nil
@@ -157,9 +161,11 @@ func hex4(s []byte) rune {
 
 // writeJSONRun writes a run of a JSON string's bytes that holds no escape,
 // quote or C0 control: straight from run when it is valid UTF-8 with
-// nothing to sanitise, else with invalid bytes as U+FFFD and, when term is
-// set, DEL, C1 and bidi controls made visible.
-func writeJSONRun(w *bufio.Writer, run []byte, term bool) {
+// nothing to sanitise, else with invalid bytes as U+FFFD (or, when invalid
+// is not nil, as they are, or \xNN when term is set; see
+// decodeJSONString) and, when term is set, DEL, C1 and bidi controls made
+// visible.
+func writeJSONRun(w *bufio.Writer, run []byte, term bool, invalid *bool) {
 	if utf8.Valid(run) && (!term || !mayNeedTermEscape(run)) {
 		w.Write(run)
 		return
@@ -179,6 +185,14 @@ func writeJSONRun(w *bufio.Writer, run []byte, term bool) {
 		}
 		r, n := utf8.DecodeRune(run[i:])
 		switch {
+		case r == utf8.RuneError && n == 1 && invalid != nil:
+			*invalid = true
+			if !term {
+				i += n // kept as it is, in the run
+				continue
+			}
+			w.Write(run[start:i])
+			w.Write(appendVisible(esc[:0], run[i:i+1]))
 		case r == utf8.RuneError && n == 1:
 			w.Write(run[start:i])
 			w.WriteString("\uFFFD")

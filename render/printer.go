@@ -38,6 +38,12 @@ type Printer struct {
 	// prints several documents should warn once ([InvalidUTF8Warning]), for
 	// example through a sync.Once.
 	OnInvalidUTF8 func()
+	// OnInvalidText, when not nil, is called once for each text content
+	// block holding bytes that are not valid UTF-8, which text output
+	// writes as they are when piped and as \xNN on a terminal (see
+	// [InvalidTextWarning]). A command should warn once, as for
+	// OnInvalidUTF8.
+	OnInvalidText func()
 }
 
 func (p *Printer) out() io.Writer {
@@ -73,6 +79,19 @@ func (p *Printer) Warning(msg string) {
 // InvalidUTF8Warning is the warning to print, once, when
 // [Printer.OnInvalidUTF8] is called.
 const InvalidUTF8Warning = "the server sent invalid UTF-8; replaced with U+FFFD in the JSON output"
+
+// InvalidTextWarning is the warning to print, once, when
+// [Printer.OnInvalidText] is called; term says Out is a terminal.
+func InvalidTextWarning(term bool) string {
+	if term {
+		return `the server sent text that is not valid UTF-8; its invalid bytes are shown as \xNN`
+	}
+	return "the server sent text that is not valid UTF-8; written byte for byte as sent"
+}
+
+// Terminal reports whether Out is shown on a terminal (TTY or colour), where
+// what a server sent is sanitised.
+func (p *Printer) Terminal() bool { return p.terminal() }
 
 // Warning returns "warning: msg" without a trailing newline, the prefix
 // coloured when color is set, for callers that write to stderr themselves.

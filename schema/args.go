@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,8 +21,13 @@ type ArgOptions struct {
 	// Stdin is read when ArgsJSON is "-". Nil means there is no standard input.
 	Stdin io.Reader
 	// ReadFile reads the files named by key=@path, key:=@path and --args
-	// @path. Nil means os.ReadFile.
+	// @path. Nil means the file system, read with MaxSize as its bound.
 	ReadFile func(name string) ([]byte, error)
+	// MaxSize, when positive, is the most bytes a file or standard input
+	// may hold: the arguments go out in one message, which the message-size
+	// limit (--max-message-size) bounds, so a larger one is refused, as an
+	// [*ArgError] wrapping a [*FileTooLargeError], before it is read whole.
+	MaxSize int64
 	// ArgsJSON is the value of the --args flag: a JSON object, "@path" of a
 	// file holding one, or "-" to read one from Stdin. Empty means none.
 	ArgsJSON string
@@ -87,9 +93,6 @@ func (s *Schema) ParseArgs(args []string, opts ArgOptions) (map[string]any, erro
 }
 
 func parseArgs(args []string, view *argView, opts ArgOptions) (map[string]any, error) {
-	if opts.ReadFile == nil {
-		opts.ReadFile = os.ReadFile
-	}
 	out := map[string]any{}
 	if opts.ArgsJSON != "" {
 		var err error
@@ -112,9 +115,9 @@ func parseArgs(args []string, view *argView, opts ArgOptions) (map[string]any, e
 			err error
 		)
 		if isJSON {
-			v, err = jsonArg(key, value, opts.ReadFile)
+			v, err = jsonArg(key, value, opts)
 		} else {
-			v, err = valueArg(key, value, view.propertyType(key), opts.ReadFile)
+			v, err = valueArg(key, value, view.propertyType(key), opts)
 			var mm *typeMismatch
 			if errors.As(err, &mm) {
 				if opts.Mismatches == nil {
@@ -132,6 +135,37 @@ func parseArgs(args []string, view *argView, opts ArgOptions) (map[string]any, e
 	return out, nil
 }
 
+// CheckFileSizes refuses, before anything else is done, the files named by
+// key=@path, key:=@path and --args @path (opts.ArgsJSON) that hold more
+// than opts.MaxSize bytes, so a command can fail at once rather than after
+// connecting to a server. A file it cannot stat is left to [ParseArgs] to
+// report. Every error is an [*ArgError].
+func CheckFileSizes(args []string, opts ArgOptions) error {
+	if opts.MaxSize <= 0 || opts.ReadFile != nil {
+		return nil
+	}
+	check := func(arg, name string) error {
+		if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() && fi.Size() > opts.MaxSize {
+			return tooLarge(arg, name, fi.Size(), opts.MaxSize)
+		}
+		return nil
+	}
+	if name, ok := strings.CutPrefix(opts.ArgsJSON, "@"); ok && name != "" {
+		if err := check(argsFlag, name); err != nil {
+			return err
+		}
+	}
+	for _, a := range args {
+		key, _, value, ok := splitArg(a)
+		if name, file := strings.CutPrefix(value, "@"); ok && file && name != "" {
+			if err := check(key, name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // splitArg splits an argument at its first "=", which belongs to ":=" when a
 // colon comes right before it.
 func splitArg(a string) (key string, isJSON bool, value string, ok bool) {
@@ -147,11 +181,11 @@ func splitArg(a string) (key string, isJSON bool, value string, ok bool) {
 }
 
 // jsonArg is the value of key:=json or key:=@path.
-func jsonArg(key, value string, readFile func(string) ([]byte, error)) (any, error) {
+func jsonArg(key, value string, opts ArgOptions) (any, error) {
 	data, where, hint := []byte(value), "", fmt.Sprintf(" (for a string, write %s=…)", key)
 	if name, ok := strings.CutPrefix(value, "@"); ok {
 		var err error
-		if data, err = readArgFile(key, name, readFile); err != nil {
+		if data, err = readArgFile(key, name, opts); err != nil {
 			return nil, err
 		}
 		where, hint = fmt.Sprintf(" in file %q", name), ""
@@ -164,7 +198,7 @@ func jsonArg(key, value string, readFile func(string) ([]byte, error)) (any, err
 }
 
 // valueArg is the value of key=value or key=@path, typed as t.
-func valueArg(key, value string, t valueType, readFile func(string) ([]byte, error)) (any, error) {
+func valueArg(key, value string, t valueType, opts ArgOptions) (any, error) {
 	var (
 		v    any
 		err  error
@@ -173,11 +207,10 @@ func valueArg(key, value string, t valueType, readFile func(string) ([]byte, err
 	)
 	if n, ok := strings.CutPrefix(value, "@"); ok {
 		name = n
-		data, rerr := readArgFile(key, name, readFile)
-		if rerr != nil {
+		var rerr error
+		if text, rerr = readArgText(key, name, opts); rerr != nil {
 			return nil, rerr
 		}
-		text = string(data)
 		v, err = fileValue(text, t)
 	} else {
 		if strings.HasPrefix(strings.TrimLeft(value, `\`), "@") && value[0] == '\\' {
@@ -238,21 +271,128 @@ func fileValue(content string, t valueType) (any, error) {
 	return v, nil
 }
 
+// FileTooLargeError is a file or standard input holding more than
+// [ArgOptions.MaxSize] bytes.
+type FileTooLargeError struct {
+	// Size is the file's size, or 0 when reading passed the limit without
+	// knowing it (a pipe has no size to ask first).
+	Size int64
+	// Limit is ArgOptions.MaxSize.
+	Limit int64
+}
+
+// Error reads like "300 MiB, over the message-size limit of 256 MiB
+// (--max-message-size)".
+func (e *FileTooLargeError) Error() string {
+	size := formatSize(e.Size)
+	if e.Size == 0 {
+		size = "more than " + formatSize(e.Limit)
+	}
+	return fmt.Sprintf("%s, over the message-size limit of %s (--max-message-size)", size, formatSize(e.Limit))
+}
+
+// formatSize writes n bytes in the largest binary unit, as
+// --max-message-size takes them.
+func formatSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
 // readArgFile reads the file of an @path argument.
-func readArgFile(arg, name string, readFile func(string) ([]byte, error)) ([]byte, error) {
+func readArgFile(arg, name string, opts ArgOptions) ([]byte, error) {
+	if opts.ReadFile == nil {
+		var b bytes.Buffer
+		if err := readBounded(arg, name, opts.MaxSize, func(n int64) { b.Grow(int(n)) }, &b); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
 	if name == "" {
 		return nil, &ArgError{Arg: arg, Msg: "missing file name after @"}
 	}
-	data, err := readFile(name)
+	data, err := opts.ReadFile(name)
 	if err != nil {
-		cause := err
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			cause = pe.Err // the path is already in the message
-		}
-		return nil, &ArgError{Arg: arg, Msg: fmt.Sprintf("reading file %q: %v", name, cause), Err: err}
+		return nil, readError(arg, name, err)
+	}
+	if opts.MaxSize > 0 && int64(len(data)) > opts.MaxSize {
+		return nil, tooLarge(arg, name, int64(len(data)), opts.MaxSize)
 	}
 	return data, nil
+}
+
+// readArgText reads the file of a key=@path argument as text. From the
+// file system it is read straight into the string, so a large file is
+// held once, not once as bytes and again as their string.
+func readArgText(arg, name string, opts ArgOptions) (string, error) {
+	if opts.ReadFile != nil {
+		data, err := readArgFile(arg, name, opts)
+		return string(data), err
+	}
+	var b strings.Builder
+	if err := readBounded(arg, name, opts.MaxSize, func(n int64) { b.Grow(int(n)) }, &b); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// readBounded copies the file name into w, refusing it when it holds more
+// than limit bytes (when limit is positive): at once when its size says
+// so, else as soon as the read passes the limit. grow is told the size
+// first, so w allocates once.
+func readBounded(arg, name string, limit int64, grow func(int64), w io.Writer) error {
+	if name == "" {
+		return &ArgError{Arg: arg, Msg: "missing file name after @"}
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return readError(arg, name, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if limit > 0 && fi.Size() > limit {
+			return tooLarge(arg, name, fi.Size(), limit)
+		}
+		grow(fi.Size())
+	}
+	var r io.Reader = f
+	if limit > 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	n, err := io.Copy(w, r)
+	if err != nil {
+		return readError(arg, name, err)
+	}
+	if limit > 0 && n > limit {
+		return tooLarge(arg, name, 0, limit)
+	}
+	return nil
+}
+
+func readError(arg, name string, err error) error {
+	cause := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		cause = pe.Err // the path is already in the message
+	}
+	return &ArgError{Arg: arg, Msg: fmt.Sprintf("reading file %q: %v", name, cause), Err: err}
+}
+
+func tooLarge(arg, name string, size, limit int64) error {
+	te := &FileTooLargeError{Size: size, Limit: limit}
+	where := fmt.Sprintf("file %q", name)
+	if name == "-" && arg == argsFlag {
+		where = "standard input"
+	}
+	return &ArgError{Arg: arg, Msg: fmt.Sprintf("%s is %v", where, te), Err: te}
 }
 
 // argsObject reads the object given by --args.
@@ -266,15 +406,22 @@ func argsObject(opts ArgOptions) (map[string]any, error) {
 		if opts.Stdin == nil {
 			return nil, &ArgError{Arg: argsFlag, Msg: "no standard input to read"}
 		}
+		r := opts.Stdin
+		if opts.MaxSize > 0 {
+			r = io.LimitReader(r, opts.MaxSize+1)
+		}
 		var err error
-		if data, err = io.ReadAll(opts.Stdin); err != nil {
+		if data, err = io.ReadAll(r); err != nil {
 			return nil, &ArgError{Arg: argsFlag, Msg: fmt.Sprintf("reading standard input: %v", err), Err: err}
+		}
+		if opts.MaxSize > 0 && int64(len(data)) > opts.MaxSize {
+			return nil, tooLarge(argsFlag, "-", 0, opts.MaxSize)
 		}
 		where = " on standard input"
 	case strings.HasPrefix(opts.ArgsJSON, "@"):
 		name := opts.ArgsJSON[1:]
 		var err error
-		if data, err = readArgFile(argsFlag, name, opts.ReadFile); err != nil {
+		if data, err = readArgFile(argsFlag, name, opts); err != nil {
 			return nil, err
 		}
 		where = fmt.Sprintf(" in file %q", name)

@@ -510,3 +510,53 @@ func TestSplitFormat(t *testing.T) {
 		t.Errorf("SplitFormat = %v, %v; want /n among the others and /u among the formats", others, format)
 	}
 }
+
+// TestParseArgsMaxSize checks that files and standard input over
+// ArgOptions.MaxSize are refused with an error naming the limit's flag,
+// and that a file at the limit is read whole.
+func TestParseArgsMaxSize(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	at := write("at.txt", strings.Repeat("a", 16))
+	over := write("over.txt", strings.Repeat("a", 17))
+	overJSON := write("over.json", `{"a":"0123456789"}`)
+	tests := []struct {
+		name  string
+		args  []string
+		opts  schema.ArgOptions
+		want  string // error text; empty for success
+		check bool   // CheckFileSizes fails too
+	}{
+		{name: "at the limit", args: []string{"s=@" + at}},
+		{name: "text file", args: []string{"s=@" + over}, want: `argument "s": file "` + over + `" is 17 bytes, over the message-size limit of 16 bytes (--max-message-size)`, check: true},
+		{name: "JSON file", args: []string{"s:=@" + overJSON}, want: `argument "s": file "` + overJSON + `" is 18 bytes, over the message-size limit of 16 bytes (--max-message-size)`, check: true},
+		{name: "--args file", opts: schema.ArgOptions{ArgsJSON: "@" + overJSON}, want: `--args: file "` + overJSON + `" is 18 bytes, over the message-size limit of 16 bytes (--max-message-size)`, check: true},
+		{name: "--args stdin", opts: schema.ArgOptions{ArgsJSON: "-", Stdin: strings.NewReader(`{"a":"0123456789"}`)}, want: `--args: standard input is more than 16 bytes, over the message-size limit of 16 bytes (--max-message-size)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.MaxSize = 16
+			err := schema.CheckFileSizes(tt.args, tt.opts)
+			if (err != nil) != tt.check {
+				t.Errorf("CheckFileSizes error = %v, want an error: %v", err, tt.check)
+			}
+			got, err := schema.ParseArgs(tt.args, json.RawMessage(`{"properties":{"s":{"type":"string"}}}`), tt.opts)
+			if tt.want == "" {
+				if err != nil || got["s"] != strings.Repeat("a", 16) {
+					t.Fatalf("ParseArgs = %v, %v; want the whole file", got, err)
+				}
+				return
+			}
+			var fe *schema.FileTooLargeError
+			if err == nil || err.Error() != tt.want || !errors.As(err, &fe) {
+				t.Errorf("ParseArgs error = %v, want %s (a *FileTooLargeError)", err, tt.want)
+			}
+		})
+	}
+}

@@ -99,6 +99,9 @@
 //     so a script can see which session's answer a command shows.
 //   - http-401: everything gets 401 with a WWW-Authenticate challenge.
 //
+// Over HTTP a request body is read up to 16 MiB, or up to -size and a MiB
+// more when that is larger, so a test can send a large argument.
+//
 // With -sse, an HTTP server answers every POST that carries requests with
 // a text/event-stream body, one event per message, where it would send one
 // application/json body: huge-result then delivers its -size text as one

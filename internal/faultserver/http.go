@@ -138,7 +138,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	if r.Method == http.MethodPost {
 		var err error
-		body, err = io.ReadAll(io.LimitReader(r.Body, 16<<20))
+		// A request as large as -size is read whole (a test of what the
+		// client sends), a default one up to 16 MiB.
+		body, err = io.ReadAll(io.LimitReader(r.Body, max(16<<20, s.cfg.Size+1<<20)))
 		if err != nil {
 			http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
 			return
