@@ -48,8 +48,9 @@ type TraceEntry struct {
 // message is recorded as it crossed the wire, except that one spread over
 // several lines (an HTTP body may be) is compacted to keep the trace one
 // entry per line, and one that is not JSON is recorded as a JSON string.
-// Errors writing to W are ignored: a broken trace file should not break
-// the session it observes.
+// Errors writing to W do not reach the session: a broken trace file should
+// not break the session it observes. Reporting them is W's part (mcpctl's
+// trace and record files print the first one on stderr).
 type Trace struct {
 	// Transport is the transport being traced.
 	Transport Transport
