@@ -76,8 +76,8 @@ const traceInline = 1 << 20
 // [Command] is), or an "error" event if connecting fails.
 func (t *Trace) Connect(ctx context.Context) (Connection, error) {
 	var detail any
-	if s, ok := t.Transport.(fmt.Stringer); ok {
-		detail = s.String()
+	if s := t.String(); s != "" {
+		detail = s
 	}
 	conn, err := t.Transport.Connect(ctx)
 	if err != nil {
@@ -86,6 +86,15 @@ func (t *Trace) Connect(ctx context.Context) (Connection, error) {
 	}
 	t.Note("connect", detail)
 	return &traceConn{t: t, conn: conn}, nil
+}
+
+// String is the traced transport's description, "" when it has none: a
+// trace around a recording describes the transport recorded.
+func (t *Trace) String() string {
+	if s, ok := t.Transport.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return ""
 }
 
 // Note records an event that is not a message, such as an HTTP transport
