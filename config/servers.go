@@ -135,10 +135,9 @@ type Input struct {
 const Mask = "****"
 
 // RedactURL hides what may be a secret in a URL: the user information,
-// the values of query parameters whose names look like credentials, query
-// items without a name, and the fragment. It is [transport.RedactURL], the
-// rule every other place that shows a URL follows; it works on the text,
-// so that the rest, ${…} references included, stays as written.
+// every query value and the fragment. It is [transport.RedactURL], the
+// rule every place that shows a URL follows; it works on the text, so
+// that the rest, ${…} references included, stays as written.
 func RedactURL(s string) string { return transport.RedactURL(s) }
 
 // Problem is a file, or one server in it, that could not be used. Problems

@@ -268,7 +268,7 @@ func TestRedactURL(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"https://example.com/mcp", "https://example.com/mcp"},
 		{"https://user:pass@example.com/mcp", "https://****@example.com/mcp"},
-		{"https://example.com/mcp?token=abc&x=1", "https://example.com/mcp?token=****&x=1"},
+		{"https://example.com/mcp?token=abc&x=1", "https://example.com/mcp?token=****&x=****"},
 		{"https://example.com/mcp?abc#frag", "https://example.com/mcp?****#****"},
 		{"http://${HOST}/mcp/${env:PATH_PART}", "http://${HOST}/mcp/${env:PATH_PART}"},
 		{"http://a@b/c@d", "http://****@b/c@d"},

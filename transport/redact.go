@@ -164,8 +164,8 @@ const URLMask = "****"
 var secretParamWords = [...]string{"key", "token", "secret", "pass", "pwd", "auth", "sig", "code", "cred", "jwt", "bearer", "cookie", "private"}
 
 // SecretParam reports whether a URL query parameter named name may carry a
-// credential (see [RedactURL]). The name is compared without case and
-// without '-', '_' and '.', and may be percent-encoded.
+// credential, whose value [URLSecrets] then returns. The name is compared
+// without case and without '-', '_' and '.', and may be percent-encoded.
 func SecretParam(name string) bool {
 	if u, err := url.QueryUnescape(name); err == nil {
 		name = u
@@ -186,12 +186,14 @@ func SecretParam(name string) bool {
 }
 
 // RedactURL is the one rule by which mcpctl shows a URL, wherever it
-// prints or records one: the user information (a password, or a token
-// given as the user name) becomes [URLMask], and so does the value of
-// every query parameter whose name looks like a credential ([SecretParam]),
-// every query item that has no name, and the fragment. Other parameters
-// stay readable. It works on the text, so that the rest, ${…} references
-// and odd escapes included, stays as written, and s need not parse.
+// prints or records one (errors, -v, traces, recordings, the audit trail,
+// mcpctl servers): the user information (a password, or a token given as
+// the user name) becomes [URLMask], and so do every query value and the
+// fragment; parameter names stay, so that api_key=**** still says what
+// was given. Every value, not only those [SecretParam] recognises: a key
+// may be passed as ?k= or ?sk=, and a shown URL loses little by it. It
+// works on the text, so that the rest, ${…} references and odd escapes
+// included, stays as written, and s need not parse.
 func RedactURL(s string) string {
 	prefix, rest := "", s
 	if i := strings.Index(s, "://"); i >= 0 {
@@ -215,9 +217,7 @@ func RedactURL(s string) string {
 	parts := strings.Split(rest[q+1:], "&")
 	for i, p := range parts {
 		if k, _, ok := strings.Cut(p, "="); ok {
-			if SecretParam(k) {
-				parts[i] = k + "=" + URLMask
-			}
+			parts[i] = k + "=" + URLMask
 		} else if p != "" {
 			parts[i] = URLMask
 		}
@@ -225,12 +225,14 @@ func RedactURL(s string) string {
 	return prefix + rest[:q+1] + strings.Join(parts, "&") + frag
 }
 
-// URLSecrets returns what [RedactURL] hides in s that can reach a server
-// and so come back in its answers or in network errors: the user
-// information (whole, and the password alone), the values of credential
-// parameters and unnamed query items, each as written and decoded. Add
-// them to a [Redactor] to hide them in any text, not only where the URL
-// is shown whole.
+// URLSecrets returns the credentials of s that can reach a server and so
+// come back in its answers or in network errors: the user information
+// (whole, and the password alone), the values of the query parameters
+// [SecretParam] recognises, and query items without a name, each as
+// written and decoded. Add them to a [Redactor] to hide them in any text,
+// not only where the URL is shown whole ([RedactURL]). Other values are
+// left out: hiding every "default" or "2" a URL carries would hide them
+// in every message.
 func URLSecrets(s string) []string {
 	var out []string
 	add := func(v string) {
