@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -191,9 +190,9 @@ func (f *Factory) transport(o *ServerOptions, closers *[]func() error) (transpor
 	if o.Trace != "" {
 		w := ios.ErrOut
 		if o.Trace != "-" {
-			file, err := os.Create(o.Trace)
+			file, err := f.openSink("--trace", o.Trace, "the trace is incomplete")
 			if err != nil {
-				return nil, fmt.Errorf("opening --trace file: %w", err)
+				return nil, err
 			}
 			*closers = append(*closers, file.Close)
 			w = file
@@ -209,6 +208,9 @@ func (f *Factory) transport(o *ServerOptions, closers *[]func() error) (transpor
 			return clientConn, nil
 		})
 	case o.URL != "":
+		// Credentials in the URL (a key in its query, a password) are
+		// hidden wherever the URL or a message echoing it is shown.
+		red.Add(transport.URLSecrets(o.URL)...)
 		httpOpts, err := f.httpOptions(o)
 		if err != nil {
 			return nil, err
@@ -244,9 +246,9 @@ func (f *Factory) transport(o *ServerOptions, closers *[]func() error) (transpor
 			stderr = dim
 		case "quiet":
 		default:
-			file, err := os.Create(o.ServerStderr)
+			file, err := f.openSink("--server-stderr", o.ServerStderr, "the rest of the server's stderr is lost")
 			if err != nil {
-				return nil, fmt.Errorf("opening --server-stderr file: %w", err)
+				return nil, err
 			}
 			*closers = append(*closers, file.Close)
 			stderr = file
@@ -271,9 +273,9 @@ func (f *Factory) transport(o *ServerOptions, closers *[]func() error) (transpor
 	if o.Record != "" {
 		// Inside the trace, so that a trace still shows what crossed the
 		// wire; the recording holds messages only, never HTTP headers.
-		file, err := os.Create(o.Record)
+		file, err := f.openSink("--record", o.Record, "the recording is incomplete")
 		if err != nil {
-			return nil, fmt.Errorf("opening --record file: %w", err)
+			return nil, err
 		}
 		*closers = append(*closers, file.Close)
 		t = transport.NewRecorder(t, file, red)

@@ -378,7 +378,8 @@ func (f *Factory) eventPrinter(verbose bool) func(event, detail string) {
 		return nil
 	}
 	ios := f.IOStreams
+	red := f.Redactor()
 	return func(event, detail string) {
-		fmt.Fprintf(ios.ErrOut, "mcpctl: %s: %s\n", event, detail)
+		fmt.Fprintln(ios.ErrOut, red.String(fmt.Sprintf("mcpctl: %s: %s", event, detail)))
 	}
 }

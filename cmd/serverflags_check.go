@@ -19,10 +19,8 @@ func (o *ServerOptions) describe() string {
 		return "the demo server"
 	}
 	if o.URL != "" {
-		if u, err := url.Parse(o.URL); err == nil {
-			return u.Redacted()
-		}
-		return "the --url server"
+		// The URL itself, as every place that shows one shows it.
+		return config.RedactURL(o.URL)
 	}
 	return fmt.Sprintf("%q", strings.Join(o.Command, " "))
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpctl/mcpctl/transport"
 )
 
 // Origins: which program's file a server definition comes from.
@@ -134,41 +136,10 @@ type Input struct {
 const Mask = "****"
 
 // RedactURL hides what may be a secret in a URL: the user information,
-// every query value and the fragment. It works on the text, so that the
-// rest, ${…} references included, stays as written.
-func RedactURL(s string) string {
-	prefix, rest := "", s
-	if i := strings.Index(s, "://"); i >= 0 {
-		prefix, rest = s[:i+3], s[i+3:]
-	}
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
-		rest = Mask + rest[at:]
-	}
-	if h := strings.IndexByte(rest, '#'); h >= 0 {
-		rest = rest[:h+1] + Mask
-	}
-	q := strings.IndexByte(rest, '?')
-	if q < 0 {
-		return prefix + rest
-	}
-	query, frag := rest[q+1:], ""
-	if h := strings.IndexByte(query, '#'); h >= 0 {
-		query, frag = query[:h], query[h:]
-	}
-	parts := strings.Split(query, "&")
-	for i, p := range parts {
-		if k, _, ok := strings.Cut(p, "="); ok {
-			parts[i] = k + "=" + Mask
-		} else if p != "" {
-			parts[i] = Mask
-		}
-	}
-	return prefix + rest[:q+1] + strings.Join(parts, "&") + frag
-}
+// every query value and the fragment. It is [transport.RedactURL], the
+// rule every place that shows a URL follows; it works on the text, so
+// that the rest, ${…} references included, stays as written.
+func RedactURL(s string) string { return transport.RedactURL(s) }
 
 // Problem is a file, or one server in it, that could not be used. Problems
 // are reported, and do not stop the other files from being read.

@@ -459,13 +459,15 @@ func (cw *contentWriter) ensureDir() error {
 	if cw.ready {
 		return nil
 	}
+	// Private, as the files in it (0600): they hold what a session
+	// carried. A folder that exists keeps the mode its owner gave it.
 	if cw.dir == "" {
 		dir, err := os.MkdirTemp("", "mcpctl-")
 		if err != nil {
 			return fmt.Errorf("creating a directory for binary content: %w", err)
 		}
 		cw.dir = dir
-	} else if err := os.MkdirAll(cw.dir, 0o755); err != nil {
+	} else if err := os.MkdirAll(cw.dir, 0o700); err != nil {
 		return fmt.Errorf("creating the save directory: %w", err)
 	}
 	cw.ready = true
@@ -484,7 +486,7 @@ func decodeToFile(name, data string) (size int, err error) {
 			data = payload
 		}
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -589,5 +590,30 @@ func TestContentInvalidUTF8(t *testing.T) {
 				t.Errorf("OnInvalidText called %d times, want %d", calls, tt.wantCalls)
 			}
 		})
+	}
+}
+
+// TestContentSaveDirPrivate: a save directory mcpctl creates and the files
+// it saves there are its owner's alone, since they hold what a session
+// carried.
+func TestContentSaveDirPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix file modes on Windows")
+	}
+	dir := filepath.Join(t.TempDir(), "new", "saved")
+	p := &Printer{Out: io.Discard}
+	files, err := p.Content([]client.Content{{Type: "image", MIMEType: "image/png", Data: b64("one")}}, ContentOptions{SaveDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]os.FileMode{dir: 0o700, files[0]: 0o600} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The umask may only take permissions away.
+		if got := fi.Mode().Perm(); got&^want != 0 || got&0o077 != 0 {
+			t.Errorf("%s has mode %#o, want %#o", path, got, want)
+		}
 	}
 }

@@ -159,7 +159,8 @@ func NewHTTPTransport(mode string, opts HTTPOptions) (Transport, error) {
 type HTTPError struct {
 	// Status is the HTTP status code.
 	Status int
-	// Method and URL identify the request (the URL without any password).
+	// Method and URL identify the request (the URL as [RedactURL] shows
+	// it).
 	Method string
 	URL    string
 	// BodyExcerpt is the start of the response body on one line: at most
@@ -212,7 +213,7 @@ func (e *HTTPError) Error() string {
 // unresolvable host, TLS failure, reset. Err is the cause; errors.Is sees
 // through it (for example to syscall.ECONNREFUSED).
 type ConnectError struct {
-	// URL is the URL being reached, without any password.
+	// URL is the URL being reached, as [RedactURL] shows it.
 	URL string
 	// Err is the underlying network error.
 	Err error
@@ -268,13 +269,18 @@ func newHTTPBase(opts HTTPOptions) (*httpBase, error) {
 	}
 	u, err := url.Parse(opts.URL)
 	if err != nil {
-		return nil, fmt.Errorf("bad URL %q: %w", opts.URL, err)
+		// url.Error repeats the URL as given, credentials and all.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("bad URL %q: %w", RedactURL(opts.URL), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad URL %q: the scheme must be http or https", u.Redacted())
+		return nil, fmt.Errorf("bad URL %q: the scheme must be http or https", redactURL(u))
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("bad URL %q: no host", u.Redacted())
+		return nil, fmt.Errorf("bad URL %q: no host", redactURL(u))
 	}
 	b := &httpBase{opts: opts, url: u, redactor: opts.Redactor, maxMsg: opts.MaxMessageSize}
 	if b.redactor == nil {
@@ -314,7 +320,7 @@ func newHTTPBase(opts HTTPOptions) (*httpBase, error) {
 // redact replaces every secret in s.
 func (b *httpBase) redact(s []byte) []byte { return b.redactor.Bytes(s) }
 
-// urlString is u for messages: without a password or any secret.
+// urlString is u for messages: without its credentials or any secret.
 func (b *httpBase) urlString(u *url.URL) string { return b.redactor.String(redactURL(u)) }
 
 // event reports name through OnEvent, with the secrets of string details
@@ -586,8 +592,8 @@ func (q *inbox) isClosed() bool {
 	}
 }
 
-// redactURL is u for messages: without a password.
-func redactURL(u *url.URL) string { return u.Redacted() }
+// redactURL is u for messages, as [RedactURL] shows it.
+func redactURL(u *url.URL) string { return RedactURL(u.String()) }
 
 func mediaType(h string) string {
 	mt, _, err := mime.ParseMediaType(h)

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -148,4 +150,135 @@ func (r *Redactor) Bytes(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// URLMask replaces the parts of a URL that may be credentials when
+// [RedactURL] shows it.
+const URLMask = "****"
+
+// secretParamWords are the parts of a query parameter's name (lower case,
+// without '-', '_' and '.') that make its value a credential: api_key,
+// X-Api-Key, apiKey, access_token, client_secret, sig, code, …. A name
+// containing one is enough: hiding a harmless value costs a little
+// readability, showing a key costs the key.
+var secretParamWords = [...]string{"key", "token", "secret", "pass", "pwd", "auth", "sig", "code", "cred", "jwt", "bearer", "cookie", "private"}
+
+// SecretParam reports whether a URL query parameter named name may carry a
+// credential, whose value [URLSecrets] then returns. The name is compared
+// without case and without '-', '_' and '.', and may be percent-encoded.
+func SecretParam(name string) bool {
+	if u, err := url.QueryUnescape(name); err == nil {
+		name = u
+	}
+	norm := strings.Map(func(r rune) rune {
+		switch r {
+		case '-', '_', '.':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, name)
+	for _, w := range secretParamWords {
+		if strings.Contains(norm, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactURL is the one rule by which mcpctl shows a URL, wherever it
+// prints or records one (errors, -v, traces, recordings, the audit trail,
+// mcpctl servers): the user information (a password, or a token given as
+// the user name) becomes [URLMask], and so do every query value and the
+// fragment; parameter names stay, so that api_key=**** still says what
+// was given. Every value, not only those [SecretParam] recognises: a key
+// may be passed as ?k= or ?sk=, and a shown URL loses little by it. It
+// works on the text, so that the rest, ${…} references and odd escapes
+// included, stays as written, and s need not parse.
+func RedactURL(s string) string {
+	prefix, rest := "", s
+	if i := strings.Index(s, "://"); i >= 0 {
+		prefix, rest = s[:i+3], s[i+3:]
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		rest = URLMask + rest[at:]
+	}
+	frag := ""
+	if h := strings.IndexByte(rest, '#'); h >= 0 {
+		rest, frag = rest[:h], "#"+URLMask
+	}
+	q := strings.IndexByte(rest, '?')
+	if q < 0 {
+		return prefix + rest + frag
+	}
+	parts := strings.Split(rest[q+1:], "&")
+	for i, p := range parts {
+		if k, _, ok := strings.Cut(p, "="); ok {
+			parts[i] = k + "=" + URLMask
+		} else if p != "" {
+			parts[i] = URLMask
+		}
+	}
+	return prefix + rest[:q+1] + strings.Join(parts, "&") + frag
+}
+
+// URLSecrets returns the credentials of s that can reach a server and so
+// come back in its answers or in network errors: the user information
+// (whole, and the password alone), the values of the query parameters
+// [SecretParam] recognises, and query items without a name, each as
+// written and decoded. Add them to a [Redactor] to hide them in any text,
+// not only where the URL is shown whole ([RedactURL]). Other values are
+// left out: hiding every "default" or "2" a URL carries would hide them
+// in every message.
+func URLSecrets(s string) []string {
+	var out []string
+	add := func(v string) {
+		forms := []string{v}
+		if d, err := url.QueryUnescape(v); err == nil {
+			forms = append(forms, d)
+		}
+		if d, err := url.PathUnescape(v); err == nil {
+			forms = append(forms, d)
+		}
+		for _, f := range forms {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	rest := s
+	if i := strings.Index(s, "://"); i >= 0 {
+		rest = s[i+3:]
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		info := rest[:at]
+		add(info)
+		if _, pw, ok := strings.Cut(info, ":"); ok {
+			add(pw)
+		}
+	}
+	if h := strings.IndexByte(rest, '#'); h >= 0 {
+		rest = rest[:h]
+	}
+	q := strings.IndexByte(rest, '?')
+	if q < 0 {
+		return out
+	}
+	for _, p := range strings.Split(rest[q+1:], "&") {
+		if k, v, ok := strings.Cut(p, "="); ok {
+			if SecretParam(k) && v != "" {
+				add(v)
+			}
+		} else if p != "" {
+			add(p)
+		}
+	}
+	return out
 }

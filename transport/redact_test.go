@@ -119,3 +119,64 @@ func TestRedactorConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestSecretParam(t *testing.T) {
+	secret := []string{"key", "api_key", "apikey", "apiKey", "X-Api-Key", "API-KEY", "token", "access_token", "accessToken",
+		"secret", "client_secret", "password", "passwd", "pwd", "auth", "Authorization", "sig", "signature", "code",
+		"credential", "jwt", "api%5Fkey"}
+	plain := []string{"", "page", "cursor", "x", "mode", "lang", "version", "sessionId"}
+	for _, name := range secret {
+		if !SecretParam(name) {
+			t.Errorf("SecretParam(%q) = false, want true", name)
+		}
+	}
+	for _, name := range plain {
+		if SecretParam(name) {
+			t.Errorf("SecretParam(%q) = true, want false", name)
+		}
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://example.com/mcp", "https://example.com/mcp"},
+		{"https://user:pass@example.com/mcp", "https://****@example.com/mcp"},
+		{"https://ghp_token@example.com/mcp", "https://****@example.com/mcp"},
+		{"https://example.com/mcp?token=abc&x=1", "https://example.com/mcp?token=****&x=****"},
+		{"http://127.0.0.1:1/mcp?api_key=s3cr3t-v4lue&page=2", "http://127.0.0.1:1/mcp?api_key=****&page=****"},
+		{"http://h/mcp?X-Api-Key=v&apiKey=w&Signature=z", "http://h/mcp?X-Api-Key=****&apiKey=****&Signature=****"},
+		{"https://example.com/mcp?abc#frag", "https://example.com/mcp?****#****"},
+		{"https://example.com/mcp#access_token=abc", "https://example.com/mcp#****"},
+		{"http://${HOST}/mcp/${env:PATH_PART}", "http://${HOST}/mcp/${env:PATH_PART}"},
+		{"http://a@b/c@d", "http://****@b/c@d"},
+		{"http://h/mcp?key=", "http://h/mcp?key=****"},
+		{"not a url?secret=x", "not a url?secret=****"},
+	}
+	for _, tt := range tests {
+		if got := RedactURL(tt.in); got != tt.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestURLSecrets(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"https://example.com/mcp?page=2", nil},
+		{"https://user:pa%40ss@example.com/mcp", []string{"user:pa%40ss", "user:pa@ss", "pa%40ss", "pa@ss"}},
+		{"http://h/mcp?api_key=a+b%2Fc&x=1#code=frag", []string{"a+b%2Fc", "a b/c", "a+b/c"}},
+		{"http://h/mcp?opaque", []string{"opaque"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, URLSecrets(tt.in)); diff != "" {
+			t.Errorf("URLSecrets(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	// What RedactURL hides, the Redactor hides in any text.
+	r := NewRedactor(URLSecrets("http://127.0.0.1:1/mcp?api_key=s3cr3t-v4lue")...)
+	if got := r.String(`Get "http://127.0.0.1:1/mcp?api_key=s3cr3t-v4lue": refused`); strings.Contains(got, "s3cr3t") {
+		t.Errorf("the key is still there: %s", got)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/url"
 	"sync"
 	"time"
 )
@@ -103,13 +102,8 @@ func (t *StreamableHTTP) Connect(ctx context.Context) (Connection, error) {
 	return newStreamableConn(b), nil
 }
 
-// displayURL is raw without its password, for descriptions.
-func displayURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	return raw
-}
+// displayURL is raw as [RedactURL] shows it, for descriptions.
+func displayURL(raw string) string { return RedactURL(raw) }
 
 // streamableConn is the Connection of StreamableHTTP. Its methods are
 // spread over post.go (POST dispatch), stream.go (event streams and

@@ -48,8 +48,9 @@ type TraceEntry struct {
 // message is recorded as it crossed the wire, except that one spread over
 // several lines (an HTTP body may be) is compacted to keep the trace one
 // entry per line, and one that is not JSON is recorded as a JSON string.
-// Errors writing to W are ignored: a broken trace file should not break
-// the session it observes.
+// Errors writing to W do not reach the session: a broken trace file should
+// not break the session it observes. Reporting them is W's part (mcpctl's
+// trace and record files print the first one on stderr).
 type Trace struct {
 	// Transport is the transport being traced.
 	Transport Transport
@@ -75,8 +76,8 @@ const traceInline = 1 << 20
 // [Command] is), or an "error" event if connecting fails.
 func (t *Trace) Connect(ctx context.Context) (Connection, error) {
 	var detail any
-	if s, ok := t.Transport.(fmt.Stringer); ok {
-		detail = s.String()
+	if s := t.String(); s != "" {
+		detail = s
 	}
 	conn, err := t.Transport.Connect(ctx)
 	if err != nil {
@@ -85,6 +86,15 @@ func (t *Trace) Connect(ctx context.Context) (Connection, error) {
 	}
 	t.Note("connect", detail)
 	return &traceConn{t: t, conn: conn}, nil
+}
+
+// String is the traced transport's description, "" when it has none: a
+// trace around a recording describes the transport recorded.
+func (t *Trace) String() string {
+	if s, ok := t.Transport.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return ""
 }
 
 // Note records an event that is not a message, such as an HTTP transport

@@ -119,13 +119,18 @@ func loggedHeaders(r *http.Request) map[string]string {
 	return h
 }
 
-// headerSecrets are the credentials echo-secret echoes over HTTP.
+// headerSecrets are the credentials echo-secret echoes over HTTP: its
+// Authorization and X-* headers, and the query of the URL it was reached
+// by, as a server that logs or echoes its request line would.
 func headerSecrets(r *http.Request) []string {
 	var out []string
 	for name, values := range r.Header {
 		if name == "Authorization" || strings.HasPrefix(name, "X-") {
 			out = append(out, values...)
 		}
+	}
+	if r.URL.RawQuery != "" {
+		out = append(out, r.URL.RequestURI())
 	}
 	if len(out) == 0 {
 		out = []string{"(no Authorization or X-* header)"}
