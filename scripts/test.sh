@@ -1,10 +1,26 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what the tests need (Go modules, Node tools
-# into .tools/), checks formatting and vet, then runs every test with -race,
-# including the interop tests against the npm reference server.
+# The whole test suite, both tiers: installs what the tests need (Go modules,
+# Node tools into .tools/), checks formatting and vet, then runs every test
+# with -race, the end-to-end tier included (interop with the npm reference
+# server, scaffold toolchains, the documentation's examples, large results),
+# the memory test without the race detector, the official conformance
+# scenarios and every fuzz target. `go test ./...` alone is the quick tier.
+#
+# Each phase prints its wall time on stderr ("test.sh: ... took Ns"), so a
+# slow run shows which phase grew.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# MCPCTL_E2E turns the end-to-end tier on (main_test.go); under CI=true a
+# run without it fails rather than skipping the tier. MCPCTL_REQUIRE_INTEROP
+# makes a missing reference server or python3 a failure, not a skip.
+export MCPCTL_E2E=1 MCPCTL_REQUIRE_INTEROP=1
+
+phase() {
+  echo "test.sh: $1 took $(($(date +%s) - $2))s" >&2
+}
+
+start=$(date +%s)
 bash scripts/install-tools.sh
 go mod download
 
@@ -15,14 +31,45 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
-# MCPCTL_REQUIRE_INTEROP makes a missing reference server a failure, not a skip.
+phase "tools, gofmt and vet" "$start"
+
+# The conformance scenarios run beside the race run, one at a time: the
+# root package's scripts spend most of their time waiting on the processes
+# they start, which leaves room for one more; their output is shown once
+# they end, so the two logs do not interleave (its last line gives its own
+# wall time).
+conformance_log=$(mktemp)
+CONFORMANCE_JOBS=${CONFORMANCE_JOBS:-1} bash scripts/conformance.sh >"$conformance_log" 2>&1 &
+conformance_pid=$!
+trap 'kill "$conformance_pid" 2>/dev/null || true; rm -f "$conformance_log"' EXIT
+
+# One run for both tiers: the quick tier's tests and the end-to-end ones
+# share the race-built binaries instead of building and starting them twice.
 # -timeout 30m: on a busy 2-core machine the scripts of the root package run
-# longer than go test's default of 10 minutes per package.
-MCPCTL_REQUIRE_INTEROP=1 go test -race -count=1 -timeout 30m ./... "$@"
+# longer than go test's default of 10 minutes per package. -p 4: the root
+# package, the longest, then starts beside the others instead of waiting
+# for a free slot, and its waits leave the CPU to them.
+t=$(date +%s)
+race_status=0
+go test -race -count=1 -timeout 30m -p 4 ./... "$@" || race_status=$?
+phase "go test -race ./..." "$t"
+
+conformance_status=0
+wait "$conformance_pid" || conformance_status=$?
+cat "$conformance_log"
+if [ "$race_status" -ne 0 ] || [ "$conformance_status" -ne 0 ]; then
+  echo "test.sh: go test -race exited $race_status, conformance $conformance_status" >&2
+  exit 1
+fi
+
 # The memory bound, measured on a binary without the race detector's
 # shadow memory (under -race the test skips itself).
+t=$(date +%s)
 go test -count=1 -run '^TestPeakRSS$' .
-# The official client conformance scenarios, against the real binary.
-bash scripts/conformance.sh
+phase "TestPeakRSS without -race" "$t"
+
 # Every fuzz target for a few seconds: the parsers of untrusted input.
+t=$(date +%s)
 FUZZTIME=${FUZZTIME:-5s} bash scripts/fuzz.sh
+phase "fuzz" "$t"
+phase "the whole suite" "$start"
