@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -490,17 +491,35 @@ func readChunked(r io.Reader, limit int64) (data []byte, tooLarge bool, err erro
 }
 
 // joinChunks copies chunks, total bytes in all, into one slice of exactly
-// that size, setting each element of chunks to nil once copied, so that
-// the garbage collector can take each chunk back as soon as it runs. The
-// caller must hold no other reference to the chunks for their memory to go.
+// that size, setting each element of chunks to nil once copied.
+//
+// Joining a large message hands each chunk's memory back to the system
+// once copied (debug.FreeOSMemory), so that the message and its chunks
+// are never held whole at once: a 100 MB body then peaks at its size
+// plus releaseEvery, not twice its size. The collections are cheap: the
+// chunks hold no pointers. The caller must hold no other reference to the
+// chunks for their memory to go.
 func joinChunks(chunks [][]byte, total int64) []byte {
+	release := total >= releaseAbove
+	var copied int
 	data := make([]byte, 0, total)
 	for i, c := range chunks {
 		data = append(data, c...)
 		chunks[i] = nil
+		if copied += len(c); release && copied >= releaseEvery {
+			debug.FreeOSMemory()
+			copied = 0
+		}
 	}
 	return data
 }
+
+// A body of at least releaseAbove bytes of unknown size is joined handing
+// its chunks' memory back every releaseEvery bytes.
+const (
+	releaseAbove = 32 << 20
+	releaseEvery = 8 << 20
+)
 
 // httpError reads the start of resp's body into an *HTTPError and closes
 // the body.

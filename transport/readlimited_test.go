@@ -42,7 +42,7 @@ func TestReadLimited(t *testing.T) {
 		{name: "size known, over the limit, refused unread", body: limit + 1, size: limit + 1, limit: limit, wantTooLarge: true},
 		{name: "size known, body short", body: 10, size: 20, limit: limit, short: true, wantErr: io.ErrUnexpectedEOF},
 		{name: "size known, body empty", body: 0, size: 20, limit: limit, short: true, wantErr: io.ErrUnexpectedEOF},
-		{name: "large, joined from chunks of the largest size", body: 3*maxChunk + 5, size: -1, limit: DefaultMaxMessageSize},
+		{name: "large, joined while memory is handed back", body: releaseAbove + releaseEvery + 5, size: -1, limit: DefaultMaxMessageSize},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

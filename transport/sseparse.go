@@ -140,7 +140,7 @@ func (d *eventData) head(n int64) []byte {
 }
 
 // take returns the data held, in a slice of its own of the exact size,
-// and empties d. Each chunk but the reused first one is dropped as it is
+// and empties d. Each chunk but the reused first one is released as it is
 // copied (see [joinChunks]).
 func (d *eventData) take() []byte {
 	var out []byte
