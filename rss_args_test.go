@@ -34,6 +34,11 @@ func TestPeakRSSArgument(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector multiplies memory: the figure would not be mcpctl's; run without -race")
 	}
+	if e2e, err := e2eTier(); err != nil {
+		t.Fatal(err)
+	} else if !e2e {
+		t.Skipf("the end-to-end tier: set %s=1 (scripts/test.sh does)", e2eEnv)
+	}
 	t.Parallel()
 	mcpctl, err := exec.LookPath("mcpctl") // testscript.Main put it on PATH
 	if err != nil {

@@ -65,7 +65,7 @@ fi
 # The memory bound, measured on a binary without the race detector's
 # shadow memory (under -race the test skips itself).
 t=$(date +%s)
-go test -count=1 -run '^TestPeakRSS$' .
+go test -count=1 -run '^TestPeakRSS' .
 phase "TestPeakRSS without -race" "$t"
 
 # Every fuzz target for a few seconds: the parsers of untrusted input.
