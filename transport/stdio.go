@@ -121,6 +121,10 @@ type Command struct {
 	// after SIGTERM before SIGKILL; it also bounds how long Read waits for
 	// the process to exit once stdout ends. Zero means [DefaultGrace].
 	Grace time.Duration
+
+	// plainPipes makes the connection read and write its pipes through
+	// os.File alone, never pipeIO, so a benchmark can compare the two.
+	plainPipes bool
 }
 
 // String returns the command line, for error messages and traces. Arguments
@@ -219,6 +223,13 @@ func (c *Command) Connect(ctx context.Context) (Connection, error) {
 		readDone:   make(chan struct{}),
 		stderrDone: make(chan struct{}),
 	}
+	conn.in, conn.out = stdinW, stdoutR
+	if p := newPipeIO(stdinW); p != nil && !c.plainPipes {
+		conn.in = p
+	}
+	if p := newPipeIO(stdoutR); p != nil && !c.plainPipes {
+		conn.out = p
+	}
 	if conn.errOut == nil {
 		conn.errOut = io.Discard
 	}
@@ -276,9 +287,11 @@ func (e *ExitError) Unwrap() error { return io.EOF }
 // stdioConn is the Connection returned by Command.Connect.
 type stdioConn struct {
 	cmd    *exec.Cmd
-	stdin  *os.File // write end of the child's stdin
-	stdout *os.File // read end of the child's stdout
-	stderr *os.File // read end of the child's stderr
+	stdin  *os.File  // write end of the child's stdin
+	stdout *os.File  // read end of the child's stdout
+	in     io.Writer // writes stdin: a pipeIO if it can, else stdin
+	out    io.Reader // reads stdout: a pipeIO if it can, else stdout
+	stderr *os.File  // read end of the child's stderr
 	errOut io.Writer
 	report func(Violation)
 	grace  time.Duration
@@ -387,7 +400,7 @@ func (c *stdioConn) readLoop() {
 	close(c.msgs)
 	buf := make([]byte, lineBufSize)
 	for {
-		if _, err := c.stdout.Read(buf); err != nil {
+		if _, err := c.out.Read(buf); err != nil {
 			return
 		}
 	}
@@ -398,7 +411,7 @@ func (c *stdioConn) readLoop() {
 func (c *stdioConn) readMessages() error {
 	// Once Close starts, a line in progress is abandoned at the next read
 	// instead of being read to its end.
-	lr := NewLineReader(stopReader{c.stdout, c.closing}, c.limit, "stdio line")
+	lr := NewLineReader(stopReader{c.out, c.closing}, c.limit, "stdio line")
 	for {
 		line, err := lr.Next()
 		if err != nil {
@@ -582,7 +595,7 @@ func (c *stdioConn) Write(ctx context.Context, msg json.RawMessage) error {
 		c.stdin.SetWriteDeadline(time.Unix(1, 0))
 	})
 	c.writing.Store(true)
-	n, err := c.stdin.Write(buf)
+	n, err := c.in.Write(buf)
 	c.writing.Store(false)
 	if !stop() {
 		<-interrupted

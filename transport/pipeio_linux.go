@@ -1,0 +1,113 @@
+package transport
+
+import (
+	"errors"
+	"io"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// pipeIO reads and writes one end of a pipe the way os.File does (waiting
+// for readiness in the runtime's poller, honouring deadlines and Close) but
+// makes the read and write calls themselves as raw system calls.
+//
+// Why: os.File enters every read and write through the scheduler's
+// blocking-syscall path, and leaving that path wakes the runtime's monitor
+// thread whenever the process had gone idle, which a client waiting for
+// each answer does once per request; the paired BenchmarkStdioRoundTrip
+// and docs/performance.md show what that costs. A read or write of a
+// non-blocking pipe never blocks, which is what makes the raw call safe:
+// pipeIO is only used on an end that the poller manages (O_NONBLOCK set).
+type pipeIO struct {
+	f  *os.File
+	rc syscall.RawConn
+}
+
+// newPipeIO returns a pipeIO for f, or nil when f is not a non-blocking
+// end the poller manages (then f's own Read and Write are the ones to use).
+func newPipeIO(f *os.File) *pipeIO {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	nonblocking := false
+	if err := rc.Control(func(fd uintptr) {
+		flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+		nonblocking = errno == 0 && flags&syscall.O_NONBLOCK != 0
+	}); err != nil || !nonblocking {
+		return nil
+	}
+	return &pipeIO{f: f, rc: rc}
+}
+
+// Read reads at most len(b) bytes, waiting until some are there. At the
+// end of the stream it returns io.EOF.
+func (p *pipeIO) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	var n uintptr
+	var errno syscall.Errno
+	err := p.rc.Read(func(fd uintptr) bool {
+		for {
+			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+			if errno != syscall.EINTR {
+				return errno != syscall.EAGAIN
+			}
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, p.wrap("read", err)
+	case errno != 0:
+		return 0, p.wrap("read", errno)
+	case n == 0:
+		return 0, io.EOF
+	}
+	return int(n), nil
+}
+
+// Write writes all of b, waiting while the pipe is full, until the write
+// deadline set on the file passes or the file is closed.
+func (p *pipeIO) Write(b []byte) (int, error) {
+	done := 0
+	var errno syscall.Errno
+	err := p.rc.Write(func(fd uintptr) bool {
+		for done < len(b) {
+			n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[done])), uintptr(len(b)-done))
+			switch e {
+			case 0:
+				done += int(n)
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				return false
+			default:
+				errno = e
+				return true
+			}
+		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return done, p.wrap("write", err)
+	case errno != 0:
+		return done, p.wrap("write", errno)
+	}
+	return done, nil
+}
+
+// wrap shapes err as os.File's methods do, so errors.Is finds
+// os.ErrDeadlineExceeded, os.ErrClosed and syscall.EPIPE through it. The
+// poller's own "use of closed file" is not os.ErrClosed (os.File
+// translates it), so a file that refuses Stat for being closed stands for
+// it.
+func (p *pipeIO) wrap(op string, err error) error {
+	if _, isErrno := err.(syscall.Errno); !isErrno && !errors.Is(err, os.ErrDeadlineExceeded) {
+		if _, serr := p.f.Stat(); errors.Is(serr, os.ErrClosed) {
+			err = os.ErrClosed
+		}
+	}
+	return &os.PathError{Op: op, Path: p.f.Name(), Err: err}
+}
