@@ -40,15 +40,17 @@ export XDG_STATE_HOME="$dir/state"
 echo "base: $base ($(git log -1 --format=%cs "$base")), new: $(git describe --always --dirty)"
 
 echo
-echo "== 1000-call batch, legacy era (A = new, B = base)"
+echo "== 1000-call batch, legacy era (A = new, B = base, C = base with GOMAXPROCS set, which turns off its one-processor batches)"
 "$dir/paired" -n "$rounds" -warmup 2 \
 	"$dir/new call --era legacy --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver" \
-	"$dir/base call --era legacy --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver"
+	"$dir/base call --era legacy --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver" \
+	"GOMAXPROCS=$(nproc) $dir/base call --era legacy --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver"
 echo
-echo "== 1000-call batch, auto era (A = new, B = base)"
+echo "== 1000-call batch, auto era (A = new, B = base, C = base with GOMAXPROCS set)"
 "$dir/paired" -n "$rounds" -warmup 2 \
 	"$dir/new call --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver" \
-	"$dir/base call --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver"
+	"$dir/base call --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver" \
+	"GOMAXPROCS=$(nproc) $dir/base call --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver"
 echo
 echo "== one-shot list (A = new, B = base)"
 "$dir/paired" -n $((rounds * 5)) -warmup 5 \
