@@ -79,7 +79,7 @@ func TestRunScript(t *testing.T) {
 			_, err := io.WriteString(o, strings.Join(args[2:], ",")+"\n")
 			return err
 		},
-		Redact:       func(s string) string { return strings.ReplaceAll(s, "secret", "***") },
+		Redact: func(s string) string { return strings.ReplaceAll(s, "secret", "***") },
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
