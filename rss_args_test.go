@@ -31,23 +31,7 @@ func TestPeakRSSArgument(t *testing.T) {
 		size  = 100 << 20
 		bound = 6*size + 30<<20
 	)
-	if raceEnabled {
-		t.Skip("the race detector multiplies memory: the figure would not be mcpctl's; run without -race")
-	}
-	if e2e, err := e2eTier(); err != nil {
-		t.Fatal(err)
-	} else if !e2e {
-		t.Skipf("the end-to-end tier: set %s=1 (scripts/test.sh does)", e2eEnv)
-	}
-	t.Parallel()
-	mcpctl, err := exec.LookPath("mcpctl") // testscript.Main put it on PATH
-	if err != nil {
-		t.Fatalf("mcpctl is not on the test binary's PATH: %v", err)
-	}
-	launcher, err := exec.LookPath("rsslaunch")
-	if err != nil {
-		t.Fatalf("rsslaunch is not on the test binary's PATH: %v", err)
-	}
+	mcpctl, launcher := memoryTest(t)
 	url := startFaultServer(t, "ok", "-size", strconv.Itoa(2*size)) // -size: the body it reads
 	// Lines of text, so the argument's newlines are escaped on the wire
 	// as any real text file's would be.

@@ -32,28 +32,10 @@ func TestPeakRSS(t *testing.T) {
 		size  = 100 << 20
 		bound = 2*size + 30<<20
 	)
-	if raceEnabled {
-		// scripts/test.sh runs this test again without -race.
-		t.Skip("the race detector multiplies memory: the figure would not be mcpctl's; run without -race")
-	}
-	// Four 100 MiB results: the end-to-end tier's, not the quick one's.
-	if e2e, err := e2eTier(); err != nil {
-		t.Fatal(err)
-	} else if !e2e {
-		t.Skipf("the end-to-end tier: set %s=1 (scripts/test.sh does)", e2eEnv)
-	}
 	// The peak is the child's own (see rssLaunch), whatever runs beside
 	// it, so the test runs beside the scripts (TestScript is parallel too);
 	// its cases run one at a time, each a 100 MiB result.
-	t.Parallel()
-	mcpctl, err := exec.LookPath("mcpctl") // testscript.Main put it on PATH
-	if err != nil {
-		t.Fatalf("mcpctl is not on the test binary's PATH: %v", err)
-	}
-	launcher, err := exec.LookPath("rsslaunch")
-	if err != nil {
-		t.Fatalf("rsslaunch is not on the test binary's PATH: %v", err)
-	}
+	mcpctl, launcher := memoryTest(t)
 	// The result comes as an application/json body, and (-sse) as one
 	// event of a text/event-stream body, whose parser must hold the event
 	// once too.
@@ -195,4 +177,29 @@ func selfPeak(t *testing.T) int64 {
 		}
 	}
 	return 0
+}
+
+// memoryTest readies a test of mcpctl's peak memory and returns the paths
+// of mcpctl and rsslaunch: such a test is of the end-to-end tier, skipped
+// under the race detector (scripts/test.sh runs it again without), and
+// runs in parallel with the package's other tests.
+func memoryTest(t *testing.T) (mcpctl, launcher string) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("the race detector multiplies memory: the figure would not be mcpctl's; run without -race")
+	}
+	if e2e, err := e2eTier(); err != nil {
+		t.Fatal(err)
+	} else if !e2e {
+		t.Skipf("the end-to-end tier: set %s=1 (scripts/test.sh does)", e2eEnv)
+	}
+	t.Parallel()
+	var err error
+	if mcpctl, err = exec.LookPath("mcpctl"); err != nil { // testscript.Main put it on PATH
+		t.Fatalf("mcpctl is not on the test binary's PATH: %v", err)
+	}
+	if launcher, err = exec.LookPath("rsslaunch"); err != nil {
+		t.Fatalf("rsslaunch is not on the test binary's PATH: %v", err)
+	}
+	return mcpctl, launcher
 }
