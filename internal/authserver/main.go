@@ -196,6 +196,16 @@ func serve(ctx context.Context, cfg Config, sv serveOptions, stderr io.Writer) e
 			s.ServeHTTP(w, r)
 		})
 	}
+	// Every request is recorded when its handler returns: run waits for
+	// the handlers still running after Close, so that none is recorded
+	// after the log is closed.
+	var handlers sync.WaitGroup
+	inner := h
+	h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handlers.Add(1)
+		defer handlers.Done()
+		inner.ServeHTTP(w, r)
+	})
 	// A client that refuses the certificate is no news: the log of
 	// handshake errors would only fill the script's stderr.
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
@@ -215,6 +225,7 @@ func serve(ctx context.Context, cfg Config, sv serveOptions, stderr io.Writer) e
 	select {
 	case <-ctx.Done():
 		srv.Close()
+		handlers.Wait()
 		return nil
 	case err := <-done:
 		return err
