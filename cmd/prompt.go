@@ -63,7 +63,7 @@ sent. A server that did not declare the "prompts" capability is not asked.`,
 
 func promptRun(ctx context.Context, opts *PromptOptions) error {
 	f := opts.Factory
-	parsed, err := schema.ParseArgs(opts.Args, nil, schema.ArgOptions{Stdin: f.IOStreams.In})
+	parsed, err := schema.ParseArgs(opts.Args, nil, schema.ArgOptions{Stdin: f.IOStreams.In, MaxSize: argumentLimit(&opts.Server)})
 	if err != nil {
 		return err
 	}

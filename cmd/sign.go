@@ -13,6 +13,7 @@ import (
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/signing"
+	"github.com/mcpctl/mcpctl/transport"
 )
 
 // signKeyHelp describes --key on every sign subcommand.
@@ -318,7 +319,7 @@ the whole object with --args.`,
 
 func signRequestRun(opts *SignRequestOptions) error {
 	f := opts.Factory
-	args, err := schema.ParseArgs(opts.Args, nil, schema.ArgOptions{Stdin: f.IOStreams.In, ArgsJSON: opts.ArgsJSON})
+	args, err := schema.ParseArgs(opts.Args, nil, schema.ArgOptions{Stdin: f.IOStreams.In, ArgsJSON: opts.ArgsJSON, MaxSize: transport.DefaultMaxMessageSize})
 	if err != nil {
 		return err
 	}

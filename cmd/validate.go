@@ -204,6 +204,7 @@ func checkArgs(opts *ValidateOptions, inputSchema []byte, compiled *schema.Schem
 		Stdin:      f.IOStreams.In,
 		ArgsJSON:   opts.ArgsJSON,
 		Mismatches: &mismatches,
+		MaxSize:    argumentLimit(&opts.Server),
 	})
 	if err != nil {
 		return err
