@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite, both tiers: installs what the tests need (Go modules,
-# Node tools into .tools/), checks formatting and vet, then runs every test
-# with -race, the end-to-end tier included (interop with the npm reference
-# server, scaffold toolchains, the documentation's examples, large results),
-# the memory test without the race detector, the official conformance
-# scenarios and every fuzz target. `go test ./...` alone is the quick tier.
+# Node tools into .tools/), checks formatting and vet, then runs the quick
+# tier of every package with -race, the end-to-end tier (interop with the
+# npm reference server, scaffold toolchains, the documentation's examples,
+# large results, the memory tests) without it, the official conformance
+# scenarios beside them, and every fuzz target. `go test ./...` alone is the
+# quick tier.
 #
 # Each phase prints its wall time on stderr ("test.sh: ... took Ns"), so a
 # slow run shows which phase grew.
@@ -43,30 +44,38 @@ CONFORMANCE_JOBS=${CONFORMANCE_JOBS:-1} bash scripts/conformance.sh >"$conforman
 conformance_pid=$!
 trap 'kill "$conformance_pid" 2>/dev/null || true; rm -f "$conformance_log"' EXIT
 
-# One run for both tiers: the quick tier's tests and the end-to-end ones
-# share the race-built binaries instead of building and starting them twice.
-# -timeout 30m: on a busy 2-core machine the scripts of the root package run
-# longer than go test's default of 10 minutes per package. -p 4: the root
-# package, the longest, then starts beside the others instead of waiting
-# for a free slot, and its waits leave the CPU to them.
+# The quick tier of every package under the race detector; the end-to-end
+# tier (MCPCTL_E2E=0 here) runs after it without the race detector: its
+# scripts exec mcpctl hundreds of times, a race-built mcpctl is several
+# times slower, and the same code paths are already raced by the quick
+# tier's scripts. -timeout 30m: on a busy 2-core machine the scripts of the
+# root package run longer than go test's default of 10 minutes per
+# package. -p 4: the root package, the longest, then starts beside the
+# others instead of waiting for a free slot, and its waits leave the CPU to
+# them.
 t=$(date +%s)
 race_status=0
-go test -race -count=1 -timeout 30m -p 4 ./... "$@" || race_status=$?
-phase "go test -race ./..." "$t"
+MCPCTL_E2E=0 go test -race -count=1 -timeout 30m -p 4 ./... "$@" || race_status=$?
+phase "go test -race ./... (quick tier)" "$t"
+
+# The end-to-end tier: the scripts that have end-to-end parts (interop
+# with the npm reference server, scaffold toolchains, the documentation's
+# examples, large results) and the memory tests, which need a binary
+# without the race detector's shadow memory.
+t=$(date +%s)
+e2e_scripts=$(grep -l -E '\[!?(e2e|everything|tsmodules)\]' testdata/script/*.txtar | xargs -n1 basename | sed 's/\.txtar$//' | paste -sd'|' -)
+e2e_status=0
+go test -count=1 -timeout 30m -run "^TestScript\$/^(${e2e_scripts})\$" . || e2e_status=$?
+go test -count=1 -run '^TestPeakRSS' . || e2e_status=$?
+phase "go test . (end-to-end tier)" "$t"
 
 conformance_status=0
 wait "$conformance_pid" || conformance_status=$?
 cat "$conformance_log"
-if [ "$race_status" -ne 0 ] || [ "$conformance_status" -ne 0 ]; then
-  echo "test.sh: go test -race exited $race_status, conformance $conformance_status" >&2
+if [ "$race_status" -ne 0 ] || [ "$e2e_status" -ne 0 ] || [ "$conformance_status" -ne 0 ]; then
+  echo "test.sh: go test -race exited $race_status, the end-to-end tier $e2e_status, conformance $conformance_status" >&2
   exit 1
 fi
-
-# The memory bound, measured on a binary without the race detector's
-# shadow memory (under -race the test skips itself).
-t=$(date +%s)
-go test -count=1 -run '^TestPeakRSS' .
-phase "TestPeakRSS without -race" "$t"
 
 # Every fuzz target for a few seconds: the parsers of untrusted input.
 t=$(date +%s)
