@@ -31,7 +31,10 @@ func (f *Factory) sharing(s *session.Session, ios *IOStreams) *Factory {
 // The caller must Close the session.
 func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session.Session, error) {
 	if f.shared != nil {
-		return f.shared.Lend(), nil
+		// A command run in the shell's session signs and verifies as its
+		// own flags say.
+		sg, v := o.Sign.stages()
+		return f.shared.LendSigning(sg, v), nil
 	}
 	if err := o.validate(); err != nil {
 		return nil, err

@@ -162,6 +162,12 @@ type signFunc = func(tool string, arguments json.RawMessage) (any, error)
 // check's, the audit record's; the caller still has the result, so it may
 // show it.
 func (p *pipeline) run(ctx context.Context, c *Call, send func(ctx context.Context, sign signFunc) (sent, error)) error {
+	return p.runWith(ctx, c, p.st.Signer, p.st.Verifier, send)
+}
+
+// runWith is run with the signer and verifier given in place of the
+// stages' (nil for none).
+func (p *pipeline) runWith(ctx context.Context, c *Call, signer Signer, verifier Verifier, send func(ctx context.Context, sign signFunc) (sent, error)) error {
 	if err := p.ready(); err != nil {
 		return err
 	}
@@ -186,10 +192,10 @@ func (p *pipeline) run(ctx context.Context, c *Call, send func(ctx context.Conte
 		nonce string
 		sign  signFunc
 	)
-	if p.st.Signer != nil && c.Method == "tools/call" {
+	if signer != nil && c.Method == "tools/call" {
 		c.Signed = true
 		sign = func(tool string, args json.RawMessage) (any, error) {
-			sig, n, err := p.st.Signer.Sign(tool, args)
+			sig, n, err := signer.Sign(tool, args)
 			nonce = n
 			return sig, err
 		}
@@ -207,8 +213,8 @@ func (p *pipeline) run(ctx context.Context, c *Call, send func(ctx context.Conte
 			if p.st.Outputs != nil && c.Tool != nil && !out.tool.IsError {
 				checkErr = p.st.Outputs.Check(c.Tool, out.tool)
 			}
-			if p.st.Verifier != nil {
-				if verifyErr = p.st.Verifier.VerifyResult(c.Name, out.raw, nonce); verifyErr != nil {
+			if verifier != nil {
+				if verifyErr = verifier.VerifyResult(c.Name, out.raw, nonce); verifyErr != nil {
 					o.Signature = "failed: " + verifyErr.Error()
 				} else {
 					o.Signature = "verified"

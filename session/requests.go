@@ -75,8 +75,15 @@ func (s *Session) CallToolTask(ctx context.Context, name string, args json.RawMe
 
 func (s *Session) callTool(ctx context.Context, name string, args json.RawMessage, opts client.CallOptions, do func(context.Context, client.CallOptions) (*client.CallToolResult, error)) (*client.CallToolResult, error) {
 	call := &Call{Method: "tools/call", Name: name, Args: args, Tool: s.Tool(name), Server: s.name, Signed: opts.Sign != nil}
+	signer, verifier := s.pipe.st.Signer, s.pipe.st.Verifier
+	if s.signer != nil {
+		signer = s.signer
+	}
+	if s.verifier != nil {
+		verifier = s.verifier
+	}
 	var res *client.CallToolResult
-	err := s.pipe.run(ctx, call, func(ctx context.Context, sign signFunc) (sent, error) {
+	err := s.pipe.runWith(ctx, call, signer, verifier, func(ctx context.Context, sign signFunc) (sent, error) {
 		if sign != nil && opts.Sign == nil {
 			opts.Sign = sign
 		}

@@ -72,6 +72,10 @@ type Session struct {
 	hurry    <-chan struct{}
 	lent     bool
 	eraError error
+	// signer and verifier, when set, replace the pipeline's for this
+	// session's calls (a lent session whose borrower signs).
+	signer   Signer
+	verifier Verifier
 }
 
 // ConnectError is a session that could not be opened: Name is the server's
@@ -141,6 +145,16 @@ func (s *Session) Lend() *Session {
 	l := &Session{c: s.c, name: s.name, pipe: s.pipe, checks: s.checks, roots: s.roots,
 		conn: s.conn, hurry: s.hurry, lent: true}
 	l.book.share(&s.book)
+	return l
+}
+
+// LendSigning is [Session.Lend] for a borrower that signs its calls or
+// verifies their results itself (a shell line's --sign-key and
+// --verify-key): its signer and verifier, when not nil, take the place of
+// the session's in the pipeline; every other stage is the session's.
+func (s *Session) LendSigning(sg Signer, v Verifier) *Session {
+	l := s.Lend()
+	l.signer, l.verifier = sg, v
 	return l
 }
 
