@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -349,7 +350,7 @@ func (c *Client) initialize(ctx context.Context) error {
 	start := time.Now()
 	// initialize must not be cancelled (lifecycle.mdx), so a timeout here
 	// sends no notifications/cancelled.
-	raw, _, err := c.roundTrip(ctx, "initialize", params, false)
+	raw, _, err := c.roundTrip(ctx, "initialize", params, false, requestOptions{})
 	if err != nil {
 		return err
 	}
@@ -429,20 +430,42 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 	if err != nil {
 		return nil, err
 	}
-	return c.call(ctx, method, p)
+	return c.call(ctx, method, p, requestOptions{})
+}
+
+// requestOptions is what one request carries besides its method and
+// params: what the method making it decided about it, passed down to the
+// write as a value. (A context value would also reach every request made
+// with that context, such as the tools/list a tools/call makes on its
+// behalf.)
+type requestOptions struct {
+	// header is added to the HTTP headers of a modern request (see
+	// [transport.WriteOptions.Header]): the Mcp-Param-* of a tool call,
+	// the Mcp-Name of a request about a task.
+	header http.Header
+	// declare holds capabilities the modern request declares beyond
+	// [Options.Capabilities], after a -32021: capabilities are per request
+	// in that era.
+	declare map[string]any
+	// task marks a request that belongs to a task: in the modern era it
+	// declares the tasks extension, and a tools/call may be answered with
+	// a CreateTaskResult.
+	task bool
+	// probe marks the era probe (see [transport.WriteOptions.Probe]).
+	probe bool
 }
 
 // call sends a request with encoded params: the request is retried once,
 // in a new session, if the server ended the session.
-func (c *Client) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	raw, gen, err := c.roundTrip(ctx, method, params, true)
+func (c *Client) call(ctx context.Context, method string, params json.RawMessage, ro requestOptions) (json.RawMessage, error) {
+	raw, gen, err := c.roundTrip(ctx, method, params, true, ro)
 	if c.isModern() && err != nil {
-		raw, err = c.modernRetry(ctx, method, params, err)
+		raw, err = c.modernRetry(ctx, method, params, ro, err)
 	}
 	if c.isModern() && err != nil {
 		var retry bool
 		if retry, err = c.staleCache(ctx, err); retry {
-			raw, gen, err = c.roundTrip(ctx, method, params, true)
+			raw, gen, err = c.roundTrip(ctx, method, params, true, ro)
 		}
 	}
 	if err == nil {
@@ -455,17 +478,17 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 		if rerr := c.reinitialize(ctx, gen, expired); rerr != nil {
 			return nil, fmt.Errorf("%s: %w", method, rerr)
 		}
-		raw, _, err = c.roundTrip(ctx, method, params, true)
+		raw, _, err = c.roundTrip(ctx, method, params, true, ro)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if c.isModern() {
-		if raw, err = c.inputRounds(ctx, method, params, raw); err != nil {
+		if raw, err = c.inputRounds(ctx, method, params, raw, ro); err != nil {
 			return nil, err
 		}
 	}
-	if c.taskCreated(ctx, method, raw) {
+	if c.taskCreated(method, raw, ro) {
 		return raw, nil // a CreateTaskResult: the task's code checks it (tasks.go)
 	}
 	if c.isModern() {
@@ -482,13 +505,13 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 // roundTrip writes one request, in the era the session speaks, and waits
 // for its answer. It returns the session generation the request was
 // written in.
-func (c *Client) roundTrip(ctx context.Context, method string, params json.RawMessage, cancellable bool) (json.RawMessage, uint64, error) {
-	return c.roundTripAs(ctx, method, params, cancellable, c.isModern())
+func (c *Client) roundTrip(ctx context.Context, method string, params json.RawMessage, cancellable bool, ro requestOptions) (json.RawMessage, uint64, error) {
+	return c.roundTripAs(ctx, method, params, cancellable, c.isModern(), ro)
 }
 
 // roundTripAs is roundTrip in the era modern says: while the era is being
 // detected, the probe goes out modern and initialize legacy.
-func (c *Client) roundTripAs(ctx context.Context, method string, params json.RawMessage, cancellable, modern bool) (json.RawMessage, uint64, error) {
+func (c *Client) roundTripAs(ctx context.Context, method string, params json.RawMessage, cancellable, modern bool, ro requestOptions) (json.RawMessage, uint64, error) {
 	if method != "initialize" {
 		// A request written while a re-initialization runs would go out
 		// without a session; wait for the new one.
@@ -503,21 +526,21 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 			}
 		}
 	}
+	wo := transport.WriteOptions{Probe: ro.probe}
 	if modern {
 		var err error
-		if params, err = c.withRequestMeta(ctx, params); err != nil {
+		if params, err = c.withRequestMeta(params, ro.declare); err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", method, err)
 		}
-		if isTaskCall(ctx) {
+		if ro.task {
 			if params, err = declareTasks(params); err != nil {
 				return nil, 0, fmt.Errorf("%s: %w", method, err)
 			}
 		}
-		h := modernHeaders(method, params)
-		for k, v := range extraHeaders(ctx) {
-			h[k] = v
+		wo.Header = modernHeaders(method, params)
+		for k, v := range ro.header {
+			wo.Header[k] = v
 		}
-		ctx = transport.WithHeaders(ctx, h)
 	}
 	id := c.nextID.Add(1)
 	key := strconv.FormatInt(id, 10)
@@ -572,7 +595,7 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 		return te
 	}
 	wctx, cancelWrite := context.WithDeadline(ctx, deadline)
-	err := c.write(wctx, data)
+	err := c.write(wctx, data, wo)
 	cancelWrite()
 	if err != nil {
 		switch {
@@ -652,19 +675,19 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	return c.write(ctx, data)
+	return c.write(ctx, data, transport.WriteOptions{})
 }
 
 // write sends one message. Waiting for an earlier write to finish ends
 // with ctx, as the write itself does (the transport abandons a write
 // blocked on a full pipe when ctx ends), so no caller waits longer than
 // its own bound behind a server that stopped reading.
-func (c *Client) write(ctx context.Context, data []byte) error {
+func (c *Client) write(ctx context.Context, data []byte, opts transport.WriteOptions) error {
 	if c.concurrentWrites {
 		// Each write is an exchange of its own (an HTTP POST, which may
 		// last as long as its request): a slow one holds up no other,
 		// and says nothing about the server reading.
-		return c.conn.Write(ctx, data)
+		return c.conn.Write(ctx, data, opts)
 	}
 	select {
 	case c.writeSem <- struct{}{}:
@@ -675,7 +698,7 @@ func (c *Client) write(ctx context.Context, data []byte) error {
 	start := time.Since(c.epoch)
 	c.writeStart.Store(int64(start) + 1)
 	defer c.writeStart.Store(0)
-	err := c.conn.Write(ctx, data)
+	err := c.conn.Write(ctx, data, opts)
 	switch {
 	case err == nil:
 		c.stalled.Store(false)

@@ -93,7 +93,7 @@ func (s *fakeServer) serve() {
 func (s *fakeServer) write(msg string) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if err := s.conn.Write(context.Background(), json.RawMessage(msg)); err != nil {
+	if err := s.conn.Write(context.Background(), json.RawMessage(msg), transport.WriteOptions{}); err != nil {
 		s.t.Errorf("fake server: writing %s: %v", msg, err)
 	}
 }
@@ -1042,8 +1042,8 @@ type gatedConn struct {
 	once    sync.Once
 }
 
-func (g *gatedConn) Write(ctx context.Context, msg json.RawMessage) error {
-	err := g.Connection.Write(ctx, msg)
+func (g *gatedConn) Write(ctx context.Context, msg json.RawMessage, opts transport.WriteOptions) error {
+	err := g.Connection.Write(ctx, msg, opts)
 	if strings.Contains(string(msg), `"method":"`+g.method+`"`) {
 		g.once.Do(func() { <-g.release })
 	}
@@ -1057,14 +1057,14 @@ type recordingConn struct {
 	methods []string
 }
 
-func (r *recordingConn) Write(ctx context.Context, msg json.RawMessage) error {
+func (r *recordingConn) Write(ctx context.Context, msg json.RawMessage, opts transport.WriteOptions) error {
 	var m message
 	if err := json.Unmarshal(msg, &m); err == nil && m.Method != "" {
 		r.mu.Lock()
 		r.methods = append(r.methods, m.Method)
 		r.mu.Unlock()
 	}
-	return r.Connection.Write(ctx, msg)
+	return r.Connection.Write(ctx, msg, opts)
 }
 
 func (r *recordingConn) sent() []string {

@@ -48,7 +48,7 @@ func (d *deafConn) Read(ctx context.Context) (json.RawMessage, error) {
 	}
 }
 
-func (d *deafConn) Write(ctx context.Context, msg json.RawMessage) error {
+func (d *deafConn) Write(ctx context.Context, msg json.RawMessage, _ transport.WriteOptions) error {
 	if !d.deaf.Load() {
 		d.mu.Lock()
 		d.written = append(d.written, string(msg))

@@ -202,22 +202,21 @@ func legacyRefused(err error) bool {
 // era first wins (see probeRace); without it (HTTP, where every POST is
 // answered), the probe is bounded by the request timeout like any request.
 func (c *Client) probe(ctx context.Context) error {
-	pctx := transport.WithProbe(ctx)
 	c.setWire(c.wireVersion()) // MCP-Protocol-Version of the probe's POST
 	start := time.Now()
 	if c.opts.ProbeTimeout <= 0 {
-		raw, _, err := c.roundTripAs(pctx, "server/discover", nil, false, true)
+		raw, _, err := c.roundTripAs(ctx, "server/discover", nil, false, true, requestOptions{probe: true})
 		return c.settle(ctx, raw, err, start)
 	}
 	type answer struct {
 		raw json.RawMessage
 		err error
 	}
-	probeCtx, cancelProbe := context.WithCancel(pctx)
+	probeCtx, cancelProbe := context.WithCancel(ctx)
 	defer cancelProbe()
 	answers := make(chan answer, 1)
 	go func() {
-		raw, _, err := c.roundTripAs(probeCtx, "server/discover", nil, false, true)
+		raw, _, err := c.roundTripAs(probeCtx, "server/discover", nil, false, true, requestOptions{probe: true})
 		answers <- answer{raw, err}
 	}()
 	// The probe's own answer must have time to arrive within the

@@ -76,7 +76,9 @@ func (c *Client) ListAllPages(ctx context.Context, method, key string, onPage fu
 func listAll[T any](ctx context.Context, c *Client, method, key string, onPage func(ListPage)) ([]T, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	call := c.call
+	call := func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		return c.call(ctx, method, params, requestOptions{})
+	}
 	if c.isModern() && method == "tools/list" {
 		call = c.callToolsList
 	}
@@ -317,14 +319,15 @@ func (c *Client) CallToolWith(ctx context.Context, name string, args json.RawMes
 	if err != nil {
 		return nil, err
 	}
+	var ro requestOptions
 	if c.isModern() {
 		hs, err := c.paramHeaders(ctx, name)
 		if err != nil {
 			return nil, err
 		}
-		ctx = withExtraHeaders(ctx, ParamHeaderValues(hs, args))
+		ro.header = ParamHeaderValues(hs, args)
 	}
-	raw, err := c.call(ctx, "tools/call", params)
+	raw, err := c.call(ctx, "tools/call", params, ro)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func (c *Client) isModern() bool { return c.modern.Load() }
 // checks work the same in both eras.
 func (c *Client) discover(ctx context.Context) error {
 	start := time.Now()
-	raw, _, err := c.roundTripAs(ctx, "server/discover", nil, false, true)
+	raw, _, err := c.roundTripAs(ctx, "server/discover", nil, false, true, requestOptions{})
 	var rpc *RPCError
 	if errors.As(err, &rpc) && rpc.Code == CodeMethodNotFound {
 		return fmt.Errorf("the server does not speak the modern protocol era (it has no server/discover); let mcpctl detect the era (--era auto, without --protocol-version %s) or pin --era legacy: %w",
@@ -88,7 +88,7 @@ func (c *Client) acceptDiscover(ctx context.Context, raw json.RawMessage, err er
 		var retry bool
 		if retry, err = c.renegotiate(err); retry {
 			start = time.Now()
-			raw, _, err = c.roundTripAs(ctx, "server/discover", nil, false, true)
+			raw, _, err = c.roundTripAs(ctx, "server/discover", nil, false, true, requestOptions{})
 		}
 	}
 	if err != nil {

@@ -52,7 +52,10 @@ const EventToolsRelisted = "tools listed again"
 //   - [transport.ErrResponseLost], a broken response stream: the request
 //     is sent again with a new id, at most [MaxReissues] times, unless it
 //     must not be repeated blindly ([LostRequestError]).
-func (c *Client) modernRetry(ctx context.Context, method string, params json.RawMessage, err error) (json.RawMessage, error) {
+//
+// ro is the request's own; what a retry changes in it (the headers, the
+// capabilities declared) holds for this request's later attempts here.
+func (c *Client) modernRetry(ctx context.Context, method string, params json.RawMessage, ro requestOptions, err error) (json.RawMessage, error) {
 	var raw json.RawMessage
 	var versionTried, headersTried, capsTried bool
 	reissues := 0
@@ -76,17 +79,17 @@ func (c *Client) modernRetry(ctx context.Context, method string, params json.Raw
 			}
 			headersTried = true
 			var rerr error
-			if ctx, rerr = c.refreshParamHeaders(ctx, params); rerr != nil {
+			if ro.header, rerr = c.refreshParamHeaders(ctx, params); rerr != nil {
 				return nil, fmt.Errorf("%w; listing the tools again for their x-mcp-header annotations failed: %w", &HeaderMismatchError{Method: method, Err: rpc}, rerr)
 			}
 			c.event(EventToolsRelisted, "tools/call was refused for its headers (-32020); sending it again with headers from the tools as listed now")
 		case code == CodeMissingClientCapability:
-			missing, declare := c.missingCapabilities(ctx, rpc)
+			missing, declare := c.missingCapabilities(rpc, ro.declare)
 			if capsTried || len(declare) == 0 {
 				return nil, &MissingCapabilityError{Method: method, Missing: missing, Err: rpc}
 			}
 			capsTried = true
-			ctx = withDeclaredCapabilities(ctx, declare)
+			ro.declare = withDeclared(ro.declare, declare)
 			c.event(EventCapabilityDeclared, fmt.Sprintf("%s needs the client capability %s; sending it again declaring it", method, strings.Join(sortedKeys(declare), ", ")))
 		case errors.Is(err, transport.ErrResponseLost):
 			if reissues >= MaxReissues {
@@ -100,7 +103,7 @@ func (c *Client) modernRetry(ctx context.Context, method string, params json.Raw
 		default:
 			return nil, err
 		}
-		raw, _, err = c.roundTrip(ctx, method, params, true)
+		raw, _, err = c.roundTrip(ctx, method, params, true, ro)
 	}
 	return raw, nil
 }
@@ -141,7 +144,7 @@ func (c *Client) replayRisk(ctx context.Context, method string, params json.RawM
 	if len(p.Task) > 0 && string(p.Task) != "null" {
 		return "it created a task, which would be created twice"
 	}
-	tools, err := listAll[Tool](withoutParamHeaders(ctx), c, "tools/list", "tools", nil)
+	tools, err := listAll[Tool](ctx, c, "tools/list", "tools", nil)
 	if err != nil {
 		return fmt.Sprintf("the tool %q may have run in part, and listing the tools for its annotations failed (%v)", p.Name, err)
 	}
@@ -157,12 +160,13 @@ func (c *Client) replayRisk(ctx context.Context, method string, params json.RawM
 	return fmt.Sprintf("the tool %q is not annotated read-only or idempotent, so it may have run in part; run the command again if repeating it is safe", p.Name)
 }
 
-// refreshParamHeaders lists the tools again and returns ctx carrying the
-// Mcp-Param-* headers of the tools/call in params as the tool's
-// x-mcp-header annotations say now (replacing those computed before).
-func (c *Client) refreshParamHeaders(ctx context.Context, params json.RawMessage) (context.Context, error) {
-	if _, err := c.ListAll(withoutParamHeaders(ctx), "tools/list", "tools"); err != nil {
-		return ctx, err
+// refreshParamHeaders lists the tools again and returns the Mcp-Param-*
+// headers of the tools/call in params as the tool's x-mcp-header
+// annotations say now (to replace those computed before; empty, not nil,
+// when there are none).
+func (c *Client) refreshParamHeaders(ctx context.Context, params json.RawMessage) (http.Header, error) {
+	if _, err := c.ListAll(ctx, "tools/list", "tools"); err != nil {
+		return nil, err
 	}
 	var p struct {
 		Name      string          `json:"name"`
@@ -171,13 +175,13 @@ func (c *Client) refreshParamHeaders(ctx context.Context, params json.RawMessage
 	_ = json.Unmarshal(params, &p)
 	hs, err := c.paramHeaders(ctx, p.Name)
 	if err != nil {
-		return ctx, err
+		return nil, err
 	}
 	h := ParamHeaderValues(hs, p.Arguments)
 	if h == nil {
 		h = http.Header{}
 	}
-	return context.WithValue(ctx, extraHeadersKey{}, h), nil
+	return h, nil
 }
 
 // answerMethods are the server requests (MRTR input requests in the modern
@@ -195,8 +199,9 @@ var answerMethods = map[string]string{
 // answer all of them: each is a capability not declared at all whose
 // requests an [Options.Handlers] entry answers (elicitation in form mode
 // only, as [Elicitation] answers). declare is nil when one of them cannot
-// be answered.
-func (c *Client) missingCapabilities(ctx context.Context, rpc *RPCError) (missing []string, declare map[string]any) {
+// be answered. extra are the capabilities the request declared beyond
+// [Options.Capabilities].
+func (c *Client) missingCapabilities(rpc *RPCError, extra map[string]any) (missing []string, declare map[string]any) {
 	unanswerable := false
 	var data struct {
 		Required map[string]json.RawMessage `json:"requiredCapabilities"`
@@ -206,7 +211,7 @@ func (c *Client) missingCapabilities(ctx context.Context, rpc *RPCError) (missin
 	if b, err := json.Marshal(c.opts.Capabilities); err == nil {
 		_ = json.Unmarshal(b, &declared)
 	}
-	for k, v := range declaredFrom(ctx) {
+	for k, v := range extra {
 		declared[k], _ = json.Marshal(v)
 	}
 	declare = map[string]any{}
@@ -258,32 +263,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// declaredKey carries the capabilities a modern request declares beyond
-// [Options.Capabilities] (after a -32021); capabilities are per request in
-// that era.
-type declaredKey struct{}
-
-func withDeclaredCapabilities(ctx context.Context, caps map[string]any) context.Context {
-	all := map[string]any{}
-	for k, v := range declaredFrom(ctx) {
+// withDeclared returns the capabilities of declared and caps together, in
+// a new map (the request's earlier attempts keep theirs).
+func withDeclared(declared, caps map[string]any) map[string]any {
+	all := make(map[string]any, len(declared)+len(caps))
+	for k, v := range declared {
 		all[k] = v
 	}
 	for k, v := range caps {
 		all[k] = v
 	}
-	return context.WithValue(ctx, declaredKey{}, all)
+	return all
 }
 
-func declaredFrom(ctx context.Context) map[string]any {
-	m, _ := ctx.Value(declaredKey{}).(map[string]any)
-	return m
-}
-
-// withRequestMeta is withMeta plus the capabilities ctx declares for this
-// request only (see withDeclaredCapabilities).
-func (c *Client) withRequestMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+// withRequestMeta is withMeta plus extra, the capabilities this request
+// declares beyond [Options.Capabilities] ([requestOptions.declare]).
+func (c *Client) withRequestMeta(params json.RawMessage, extra map[string]any) (json.RawMessage, error) {
 	params, err := c.withMeta(params)
-	extra := declaredFrom(ctx)
 	if err != nil || len(extra) == 0 {
 		return params, err
 	}
@@ -437,11 +433,5 @@ func (e *LostRequestError) Error() string {
 
 // Unwrap returns the transport's error.
 func (e *LostRequestError) Unwrap() error { return e.Err }
-
-// withoutParamHeaders is ctx without the Mcp-Param-* headers of a tool
-// call, for the other requests made on its behalf.
-func withoutParamHeaders(ctx context.Context) context.Context {
-	return context.WithValue(ctx, extraHeadersKey{}, http.Header(nil))
-}
 
 func isTrue(b *bool) bool { return b != nil && *b }

@@ -34,7 +34,7 @@ type inputRequired struct {
 // none). It returns the first result that is not input_required, or an
 // error after [MaxInputRounds] rounds or when a request has no handler.
 // Any other result is returned as it is.
-func (c *Client) inputRounds(ctx context.Context, method string, params, raw json.RawMessage) (json.RawMessage, error) {
+func (c *Client) inputRounds(ctx context.Context, method string, params, raw json.RawMessage, ro requestOptions) (json.RawMessage, error) {
 	for round := 1; ; round++ {
 		var ir inputRequired
 		if json.Unmarshal(raw, &ir) != nil || ir.ResultType != "input_required" {
@@ -78,7 +78,7 @@ func (c *Client) inputRounds(ctx context.Context, method string, params, raw jso
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
-		if raw, _, err = c.roundTrip(ctx, method, next, true); err != nil {
+		if raw, _, err = c.roundTrip(ctx, method, next, true, ro); err != nil {
 			return nil, err
 		}
 	}

@@ -215,22 +215,6 @@ func ParamHeaderValues(hs []ParamHeader, arguments json.RawMessage) http.Header 
 	return out
 }
 
-// extraHeadersKey carries headers a typed method adds to the modern
-// request it sends (the Mcp-Param-* of a tool call).
-type extraHeadersKey struct{}
-
-func withExtraHeaders(ctx context.Context, h http.Header) context.Context {
-	if len(h) == 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, extraHeadersKey{}, h)
-}
-
-func extraHeaders(ctx context.Context) http.Header {
-	h, _ := ctx.Value(extraHeadersKey{}).(http.Header)
-	return h
-}
-
 // callToolsList is the call of a modern tools/list page: tools whose
 // x-mcp-header annotations are invalid are taken out of the page (the
 // revision says a client must exclude them, so that one malformed tool
@@ -238,7 +222,7 @@ func extraHeaders(ctx context.Context) http.Header {
 // it and why; the annotations of the others are kept for their calls. A
 // page with nothing to exclude is passed on byte for byte.
 func (c *Client) callToolsList(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	raw, err := c.call(ctx, method, params)
+	raw, err := c.call(ctx, method, params, requestOptions{})
 	if err != nil {
 		return raw, err
 	}

@@ -270,7 +270,7 @@ func TestServerRequestFloodBounded(t *testing.T) {
 	maxGoroutines := 0
 	for i := range flood {
 		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"roots/list"}`, i+1000)
-		if err := serverEnd.Write(context.Background(), json.RawMessage(msg)); err != nil {
+		if err := serverEnd.Write(context.Background(), json.RawMessage(msg), transport.WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if i%1000 == 0 {
@@ -327,7 +327,7 @@ func pagedServer(delay time.Duration) handler {
 		time.AfterFunc(delay, func() {
 			s.writeMu.Lock()
 			defer s.writeMu.Unlock()
-			_ = s.conn.Write(context.Background(), json.RawMessage(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result)))
+			_ = s.conn.Write(context.Background(), json.RawMessage(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result)), transport.WriteOptions{})
 		})
 	}
 }
@@ -405,7 +405,7 @@ type expiringConn struct {
 	version []string
 }
 
-func (e *expiringConn) Write(ctx context.Context, msg json.RawMessage) error {
+func (e *expiringConn) Write(ctx context.Context, msg json.RawMessage, opts transport.WriteOptions) error {
 	s := string(msg)
 	switch {
 	case strings.Contains(s, `"method":"initialize"`):
@@ -416,7 +416,7 @@ func (e *expiringConn) Write(ctx context.Context, msg json.RawMessage) error {
 	case strings.Contains(s, `"method":"tools/call"`) && e.expired.Load():
 		return &transport.SessionExpiredError{URL: "http://127.0.0.1/mcp"}
 	}
-	return e.Connection.Write(ctx, msg)
+	return e.Connection.Write(ctx, msg, opts)
 }
 
 func (e *expiringConn) SetProtocolVersion(v string) {

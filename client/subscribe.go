@@ -198,15 +198,11 @@ func (c *Client) listen(ctx context.Context, want SubscriptionFilter) (*Subscrip
 	if params, err = c.withMeta(params); err != nil {
 		return nil, fmt.Errorf("%s: %w", methodListen, err)
 	}
-	h := modernHeaders(methodListen, params)
-	for k, v := range extraHeaders(ctx) {
-		h[k] = v
-	}
+	wo := transport.WriteOptions{Header: modernHeaders(methodListen, params)}
 	// The listen's context is the client's, not ctx, which bounds only
 	// the start: a transport that ties a request's stream to the context
 	// of its Write keeps the stream open until the subscription ends.
 	lctx, cancel := context.WithCancel(c.bgCtx)
-	lctx = transport.WithHeaders(lctx, h)
 	id := c.nextID.Add(1)
 	key := strconv.FormatInt(id, 10)
 	s := &Subscription{c: c, modern: true, key: key, id: id, acked: make(chan struct{}), done: make(chan struct{}), cancel: cancel}
@@ -233,7 +229,7 @@ func (c *Client) listen(ctx context.Context, want SubscriptionFilter) (*Subscrip
 
 	timeout := c.opts.Timeout
 	timer := time.AfterFunc(timeout, cancel) // a write that outlasts the timeout is abandoned
-	err = c.write(lctx, assemble(json.RawMessage(key), methodListen, params))
+	err = c.write(lctx, assemble(json.RawMessage(key), methodListen, params), wo)
 	if !timer.Stop() && err != nil {
 		err = &TimeoutError{Method: methodListen, After: timeout}
 	}

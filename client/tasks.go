@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"time"
 )
@@ -369,17 +370,16 @@ func (c *Client) callToolTask(ctx context.Context, name string, args json.RawMes
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tctx = withTaskCall(tctx)
 
-	callCtx := tctx
+	ro := requestOptions{task: true}
 	if c.isModern() {
 		hs, err := c.paramHeaders(ctx, name)
 		if err != nil {
 			return nil, err
 		}
-		callCtx = withExtraHeaders(tctx, ParamHeaderValues(hs, args))
+		ro.header = ParamHeaderValues(hs, args)
 	}
-	raw, err := c.call(callCtx, "tools/call", params)
+	raw, err := c.call(tctx, "tools/call", params, ro)
 	if err != nil {
 		return nil, c.taskGaveUp(ctx, tctx, "", nil, timeout, err)
 	}
@@ -536,7 +536,7 @@ func (c *Client) taskGaveUp(ctx, tctx context.Context, id string, task *Task, ti
 	}
 	sent := ""
 	if id != "" && (task == nil || !task.Terminal()) {
-		cctx, done := context.WithTimeout(withTaskCall(c.bgCtx), min(cancelTaskTimeout, c.opts.Timeout))
+		cctx, done := context.WithTimeout(c.bgCtx, min(cancelTaskTimeout, c.opts.Timeout))
 		if _, cerr := c.CancelTask(cctx, id); cerr == nil {
 			sent = "; sent tasks/cancel"
 		} else {
@@ -627,11 +627,15 @@ func (c *Client) ListTasks(ctx context.Context) ([]Task, error) {
 // extension declared and the Mcp-Name header set to the task's id, which
 // routes it to the server instance holding the task (SEP-2663).
 func (c *Client) taskRequest(ctx context.Context, method, id string, params any) (json.RawMessage, error) {
-	ctx = withTaskCall(ctx)
-	if c.isModern() {
-		ctx = withExtraHeaders(ctx, map[string][]string{"Mcp-Name": {headerValue(id)}})
+	p, err := encodeParams(method, params)
+	if err != nil {
+		return nil, err
 	}
-	return c.Call(ctx, method, params)
+	ro := requestOptions{task: true}
+	if c.isModern() {
+		ro.header = http.Header{"Mcp-Name": {headerValue(id)}}
+	}
+	return c.call(ctx, method, p, ro)
 }
 
 func decodeCallToolResult(raw json.RawMessage) (*CallToolResult, error) {
@@ -686,25 +690,12 @@ func withMember(params json.RawMessage, name string, v any) (json.RawMessage, er
 	return marshalObject(fields)
 }
 
-// taskCallKey marks a context whose requests belong to a task: in the
-// modern era they declare the tasks extension, and a tools/call among them
-// may be answered with a CreateTaskResult.
-type taskCallKey struct{}
-
-func withTaskCall(ctx context.Context) context.Context {
-	return context.WithValue(ctx, taskCallKey{}, true)
-}
-
-func isTaskCall(ctx context.Context) bool {
-	v, _ := ctx.Value(taskCallKey{}).(bool)
-	return v
-}
-
-// taskCreated reports whether raw is a CreateTaskResult the request of ctx
-// asked for: [Client.call] then leaves its checks (resultType, the result
-// schema) to the task's code, since the result is not the method's own.
-func (c *Client) taskCreated(ctx context.Context, method string, raw json.RawMessage) bool {
-	if method != "tools/call" || !isTaskCall(ctx) {
+// taskCreated reports whether raw is a CreateTaskResult a request of a
+// task ([requestOptions.task]) asked for: [Client.call] then leaves its
+// checks (resultType, the result schema) to the task's code, since the
+// result is not the method's own.
+func (c *Client) taskCreated(method string, raw json.RawMessage, ro requestOptions) bool {
+	if method != "tools/call" || !ro.task {
 		return false
 	}
 	_, ok := createdTask(raw, c.isModern())

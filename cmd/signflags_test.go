@@ -110,7 +110,7 @@ func (c *pipeSDKConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.conn.Write(ctx, data)
+	return c.conn.Write(ctx, data, transport.WriteOptions{})
 }
 
 func (c *pipeSDKConn) Close() error      { return c.conn.Close() }

@@ -150,7 +150,9 @@ func TestStreamableCancelRequest(t *testing.T) {
 			defer conn.Close()
 			conn.(transport.ProtocolVersionSetter).SetProtocolVersion("2026-07-28")
 			wrote := make(chan error, 1)
-			go func() { wrote <- conn.Write(context.Background(), json.RawMessage(modernCall)) }()
+			go func() {
+				wrote <- conn.Write(context.Background(), json.RawMessage(modernCall), transport.WriteOptions{})
+			}()
 			waitChan(t, arrived, "the call to arrive")
 			if early {
 				if err := <-wrote; err != nil {

@@ -24,7 +24,7 @@ import (
 // to the message is an answer, not a refusal, so no fallback happens.
 //
 // A refused redirect ([*RedirectError]) and a session that expired are
-// errors, not reasons to fall back. A message marked by [WithProbe] never
+// errors, not reasons to fall back. A message written with [WriteOptions.Probe] never
 // causes the fallback either.
 //
 // Read waits until the choice is made. SetProtocolVersion is passed on to
@@ -96,20 +96,20 @@ func (a *autoConn) Read(ctx context.Context) (json.RawMessage, error) {
 }
 
 // Write sends msg; the first successful Write decides the transport.
-func (a *autoConn) Write(ctx context.Context, msg json.RawMessage) error {
+func (a *autoConn) Write(ctx context.Context, msg json.RawMessage, opts WriteOptions) error {
 	if inner := a.current(); inner != nil {
-		return inner.Write(ctx, msg)
+		return inner.Write(ctx, msg, opts)
 	}
 	a.decideMu.Lock()
 	if inner := a.current(); inner != nil {
 		a.decideMu.Unlock()
-		return inner.Write(ctx, msg)
+		return inner.Write(ctx, msg, opts)
 	}
 	defer a.decideMu.Unlock()
-	err := a.first.Write(ctx, msg)
-	if isProbe(ctx) {
+	err := a.first.Write(ctx, msg, opts)
+	if opts.Probe {
 		// An era probe: an answer settles the transport, a refusal
-		// settles nothing (see WithProbe).
+		// settles nothing (see WriteOptions.Probe).
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func (a *autoConn) Write(ctx context.Context, msg json.RawMessage) error {
 	if lerr != nil {
 		return fmt.Errorf("%w; the legacy HTTP+SSE transport failed too: %w", err, lerr)
 	}
-	if err := legacy.Write(ctx, msg); err != nil {
+	if err := legacy.Write(ctx, msg, opts); err != nil {
 		legacy.Close()
 		return err
 	}

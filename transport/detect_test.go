@@ -115,7 +115,7 @@ func TestAutoClose(t *testing.T) {
 	if err := <-done; !errors.Is(err, transport.ErrClosed) {
 		t.Fatalf("Read: %v", err)
 	}
-	if err := conn.Write(context.Background(), []byte(rawInitialize)); !errors.Is(err, transport.ErrClosed) {
+	if err := conn.Write(context.Background(), []byte(rawInitialize), transport.WriteOptions{}); !errors.Is(err, transport.ErrClosed) {
 		t.Fatalf("Write after Close: %v", err)
 	}
 }

@@ -85,7 +85,7 @@ func TestSSEConnectBounded(t *testing.T) {
 	defer conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	err = conn.Write(ctx, []byte(rawInitialize))
+	err = conn.Write(ctx, []byte(rawInitialize), transport.WriteOptions{})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no endpoint event within") {
 		t.Fatalf("Auto Write: %v", err)
 	}
@@ -399,7 +399,7 @@ func TestRedactorShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	err = conn.Write(context.Background(), json.RawMessage(rawInitialize))
+	err = conn.Write(context.Background(), json.RawMessage(rawInitialize), transport.WriteOptions{})
 	if err == nil || !strings.Contains(err.Error(), `"signing key [redacted] and header [redacted]"`) {
 		t.Fatalf("Write: %v", err)
 	}

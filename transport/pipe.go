@@ -99,7 +99,7 @@ func (p *pipeConn) Read(ctx context.Context) (json.RawMessage, error) {
 }
 
 // Write queues msg for the peer, without copying it.
-func (p *pipeConn) Write(ctx context.Context, msg json.RawMessage) error {
+func (p *pipeConn) Write(ctx context.Context, msg json.RawMessage, _ WriteOptions) error {
 	if p.isClosed() {
 		return ErrClosed
 	}

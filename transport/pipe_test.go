@@ -25,7 +25,7 @@ func TestPipeRoundTrip(t *testing.T) {
 	for i := range 100 {
 		msg := fmt.Sprintf(`{"id":%d}`, i)
 		sent = append(sent, msg)
-		if err := a.Write(ctx, json.RawMessage(msg)); err != nil {
+		if err := a.Write(ctx, json.RawMessage(msg), WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -42,7 +42,7 @@ func TestPipeRoundTrip(t *testing.T) {
 	}
 
 	// And the other way.
-	if err := b.Write(ctx, json.RawMessage(`{"back":true}`)); err != nil {
+	if err := b.Write(ctx, json.RawMessage(`{"back":true}`), WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if msg, err := a.Read(ctx); err != nil || string(msg) != `{"back":true}` {
@@ -58,7 +58,7 @@ func TestPipeHandsOver(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	sent := json.RawMessage(`{"data":"` + strings.Repeat("x", 1<<20) + `"}`)
-	if err := a.Write(ctx, sent); err != nil {
+	if err := a.Write(ctx, sent, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := b.Read(ctx)
@@ -74,7 +74,7 @@ func TestPipeClose(t *testing.T) {
 	ctx := context.Background()
 	a, b := NewPipe()
 	for _, m := range []string{`{"id":1}`, `{"id":2}`} {
-		if err := a.Write(ctx, json.RawMessage(m)); err != nil {
+		if err := a.Write(ctx, json.RawMessage(m), WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -97,7 +97,7 @@ func TestPipeClose(t *testing.T) {
 	if diff := cmp.Diff([]string{`{"id":1}`, `{"id":2}`}, got); diff != "" {
 		t.Errorf("drained (-want +got):\n%s", diff)
 	}
-	if err := b.Write(ctx, json.RawMessage(`{}`)); !errors.Is(err, io.ErrClosedPipe) {
+	if err := b.Write(ctx, json.RawMessage(`{}`), WriteOptions{}); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("Write to a closed peer = %v, want io.ErrClosedPipe", err)
 	}
 
@@ -105,7 +105,7 @@ func TestPipeClose(t *testing.T) {
 	if _, err := a.Read(ctx); !errors.Is(err, ErrClosed) {
 		t.Errorf("Read after Close = %v, want ErrClosed", err)
 	}
-	if err := a.Write(ctx, json.RawMessage(`{}`)); !errors.Is(err, ErrClosed) {
+	if err := a.Write(ctx, json.RawMessage(`{}`), WriteOptions{}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Write after Close = %v, want ErrClosed", err)
 	}
 	if err := a.Close(); err != nil {
@@ -161,14 +161,14 @@ func TestPipeConcurrent(t *testing.T) {
 				server.Close()
 				return
 			}
-			if err := server.Write(ctx, msg); err != nil {
+			if err := server.Write(ctx, msg, WriteOptions{}); err != nil {
 				t.Errorf("server Write: %v", err)
 			}
 		}
 	})
 	wg.Go(func() { // client writer
 		for i := range n {
-			if err := client.Write(ctx, json.RawMessage(fmt.Sprintf(`{"id":%d}`, i))); err != nil {
+			if err := client.Write(ctx, json.RawMessage(fmt.Sprintf(`{"id":%d}`, i)), WriteOptions{}); err != nil {
 				t.Errorf("client Write: %v", err)
 				return
 			}

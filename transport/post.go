@@ -103,15 +103,16 @@ func peekIncoming(data []byte) (responseIDs []string, err error) {
 
 // send POSTs one message and deals with the answer: for a request, its body
 // is handed to a goroutine of the connection; everything else is done
-// before send returns. ctx bounds the POST and every body read done here.
-func (c *streamableConn) send(ctx context.Context, body []byte, m msgInfo) error {
+// before send returns. ctx bounds the POST and every body read done here;
+// header is the message's own (see [WriteOptions.Header]).
+func (c *streamableConn) send(ctx context.Context, body []byte, m msgInfo, header http.Header) error {
 	var answered chan struct{}
 	if m.isRequest() {
 		// Registered before sending: the answer may come on another stream
 		// before the POST returns.
 		answered = c.addPending(m.id)
 	}
-	req, resp, sid, cancel, err := c.post(ctx, body, m)
+	req, resp, sid, cancel, err := c.post(ctx, body, m, header)
 	if err != nil {
 		c.dropPending(m.id, answered)
 		return c.closedOr(err)
@@ -213,7 +214,7 @@ func (c *streamableConn) send(ctx context.Context, body []byte, m msgInfo) error
 
 // post sends one POST. sid is the session ID it carried. The response body
 // lives until cancel is called.
-func (c *streamableConn) post(ctx context.Context, body []byte, m msgInfo) (req *http.Request, resp *http.Response, sid string, cancel context.CancelFunc, err error) {
+func (c *streamableConn) post(ctx context.Context, body []byte, m msgInfo, header http.Header) (req *http.Request, resp *http.Response, sid string, cancel context.CancelFunc, err error) {
 	rctx, cancel := context.WithCancel(c.life)
 	if m.isRequest() {
 		cancel = c.track(m, cancel)
@@ -223,7 +224,7 @@ func (c *streamableConn) post(ctx context.Context, body []byte, m msgInfo) (req 
 		cancel()
 		return nil, nil, "", nil, err
 	}
-	for name, values := range headersFrom(ctx) {
+	for name, values := range header {
 		for _, v := range values {
 			req.Header.Add(name, v)
 		}

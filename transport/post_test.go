@@ -82,7 +82,7 @@ func TestPendingRemovedOnEveryPath(t *testing.T) {
 	}
 	for i, tt := range tests {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := c.Write(ctx, json.RawMessage(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, i, tt.method)))
+		err := c.Write(ctx, json.RawMessage(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, i, tt.method)), WriteOptions{})
 		if (err != nil) != (tt.outcome == "writeerr") {
 			t.Fatalf("%s: Write: %v", tt.method, err)
 		}

@@ -171,9 +171,9 @@ func TestRecordRedacts(t *testing.T) {
 			return
 		}
 		_ = msg
-		server.Write(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"token `+token+` env `+envValue+`"}]}}`))
+		server.Write(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"token `+token+` env `+envValue+`"}]}}`), WriteOptions{})
 	}()
-	if err := conn.Write(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"show","arguments":{"auth":"Bearer `+token+`","v":"`+envValue+`"}}}`)); err != nil {
+	if err := conn.Write(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"show","arguments":{"auth":"Bearer `+token+`","v":"`+envValue+`"}}}`), WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Read(ctx); err != nil {

@@ -82,7 +82,7 @@ func TestRedirectCrossOrigin(t *testing.T) {
 				return err
 			}
 			defer conn.Close()
-			return conn.Write(ctx, []byte(rawInitialize))
+			return conn.Write(ctx, []byte(rawInitialize), transport.WriteOptions{})
 		}},
 		{"auto", func(ctx context.Context, opts transport.HTTPOptions) error {
 			conn, err := (&transport.Auto{Options: opts}).Connect(ctx)
@@ -90,7 +90,7 @@ func TestRedirectCrossOrigin(t *testing.T) {
 				return err
 			}
 			defer conn.Close()
-			return conn.Write(ctx, []byte(rawInitialize))
+			return conn.Write(ctx, []byte(rawInitialize), transport.WriteOptions{})
 		}},
 		{"sse", func(ctx context.Context, opts transport.HTTPOptions) error {
 			conn, err := (&transport.SSE{Options: opts}).Connect(ctx)
@@ -197,7 +197,7 @@ func TestRedirectSameOrigin(t *testing.T) {
 			defer conn.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 			defer cancel()
-			err = conn.Write(ctx, []byte(rawInitialize))
+			err = conn.Write(ctx, []byte(rawInitialize), transport.WriteOptions{})
 			if tt.wantErr != "" {
 				var re *transport.RedirectError
 				if !errors.As(err, &re) || re.Reason != tt.wantErr {

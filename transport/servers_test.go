@@ -425,14 +425,14 @@ type versionConn struct {
 	initID string
 }
 
-func (c *versionConn) Write(ctx context.Context, msg json.RawMessage) error {
+func (c *versionConn) Write(ctx context.Context, msg json.RawMessage, opts transport.WriteOptions) error {
 	var m rpcRequest
 	if json.Unmarshal(msg, &m) == nil && m.Method == "initialize" {
 		c.mu.Lock()
 		c.initID = string(m.ID)
 		c.mu.Unlock()
 	}
-	return c.Connection.Write(ctx, msg)
+	return c.Connection.Write(ctx, msg, opts)
 }
 
 func (c *versionConn) Read(ctx context.Context) (json.RawMessage, error) {

@@ -262,7 +262,7 @@ func (c *sseConn) Read(ctx context.Context) (json.RawMessage, error) {
 }
 
 // Write POSTs msg to the endpoint.
-func (c *sseConn) Write(ctx context.Context, msg json.RawMessage) error {
+func (c *sseConn) Write(ctx context.Context, msg json.RawMessage, _ WriteOptions) error {
 	if c.isClosed() {
 		return ErrClosed
 	}

@@ -139,7 +139,7 @@ func TestSSEClose(t *testing.T) {
 	if err := <-done; !errors.Is(err, transport.ErrClosed) {
 		t.Fatalf("Read after Close: %v", err)
 	}
-	if err := conn.Write(context.Background(), []byte(rawInitialized)); !errors.Is(err, transport.ErrClosed) {
+	if err := conn.Write(context.Background(), []byte(rawInitialized), transport.WriteOptions{}); !errors.Is(err, transport.ErrClosed) {
 		t.Fatalf("Write after Close: %v", err)
 	}
 }

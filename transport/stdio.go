@@ -567,7 +567,7 @@ func (c *stdioConn) copyStderr() {
 }
 
 // Write sends msg as one line on the server's stdin.
-func (c *stdioConn) Write(ctx context.Context, msg json.RawMessage) error {
+func (c *stdioConn) Write(ctx context.Context, msg json.RawMessage, _ WriteOptions) error {
 	if c.isClosing() {
 		return ErrClosed
 	}

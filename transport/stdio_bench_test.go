@@ -92,7 +92,7 @@ func startEcho(b *testing.B, plain bool) func() {
 	}
 	b.Cleanup(func() { conn.Close() })
 	rt := func() {
-		if err := conn.Write(ctx, roundTripRequest); err != nil {
+		if err := conn.Write(ctx, roundTripRequest, WriteOptions{}); err != nil {
 			b.Fatalf("Write: %v", err)
 		}
 		got, err := conn.Read(ctx)

@@ -22,7 +22,7 @@ func TestCommandCloseBehindBlockedWrite(t *testing.T) {
 	pid, _ := readPID(t, conn)
 	big := json.RawMessage(`"` + strings.Repeat("x", 4<<20) + `"`)
 	errc := make(chan error, 1)
-	go func() { errc <- conn.Write(context.Background(), big) }()
+	go func() { errc <- conn.Write(context.Background(), big, WriteOptions{}) }()
 	sc := conn.(*stdioConn)
 	for !sc.writing.Load() {
 		time.Sleep(time.Millisecond)

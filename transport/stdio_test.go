@@ -150,7 +150,7 @@ func TestCommandRoundTrip(t *testing.T) {
 	}
 	var got []string
 	for _, m := range msgs {
-		if err := conn.Write(ctx, json.RawMessage(m)); err != nil {
+		if err := conn.Write(ctx, json.RawMessage(m), WriteOptions{}); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		got = append(got, string(mustRead(t, conn)))
@@ -158,7 +158,7 @@ func TestCommandRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(msgs, got); diff != "" {
 		t.Errorf("echoed messages (-sent +got):\n%s", diff)
 	}
-	if err := conn.Write(ctx, json.RawMessage("{\n}")); err == nil {
+	if err := conn.Write(ctx, json.RawMessage("{\n}"), WriteOptions{}); err == nil {
 		t.Error("Write of a message containing a newline succeeded")
 	}
 	if err := conn.Close(); err != nil {
@@ -256,7 +256,7 @@ func TestCommandExitError(t *testing.T) {
 		t.Errorf("second Read = %v, want the same error", err2)
 	}
 
-	err = conn.Write(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	err = conn.Write(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), WriteOptions{})
 	if got, want := errString(err), `writing to server: server exited with status 3 (last stderr line: "fatal: boom")`; got != want {
 		t.Errorf("Write after exit = %s, want %s", got, want)
 	}
@@ -315,7 +315,7 @@ func TestCommandReadCancel(t *testing.T) {
 		t.Fatalf("Read with cancelled context = %v, want context.Canceled", err)
 	}
 	// The connection stays usable and nothing is lost.
-	if err := conn.Write(context.Background(), json.RawMessage(`{"id":1}`)); err != nil {
+	if err := conn.Write(context.Background(), json.RawMessage(`{"id":1}`), WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := string(mustRead(t, conn)); got != `{"id":1}` {
@@ -330,7 +330,7 @@ func TestCommandWriteCancel(t *testing.T) {
 	big := json.RawMessage(`"` + strings.Repeat("x", 4<<20) + `"`)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if err := conn.Write(ctx, big); !errors.Is(err, context.DeadlineExceeded) {
+	if err := conn.Write(ctx, big, WriteOptions{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Write to a server that does not read = %v, want context.DeadlineExceeded", err)
 	}
 	if err := conn.Close(); err != nil {
@@ -346,7 +346,7 @@ func TestCommandUseAfterClose(t *testing.T) {
 	if _, err := conn.Read(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Errorf("Read after Close = %v, want ErrClosed", err)
 	}
-	if err := conn.Write(context.Background(), json.RawMessage(`{}`)); !errors.Is(err, ErrClosed) {
+	if err := conn.Write(context.Background(), json.RawMessage(`{}`), WriteOptions{}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Write after Close = %v, want ErrClosed", err)
 	}
 	if err := conn.Close(); err != nil {

@@ -174,7 +174,7 @@ func (c *streamableConn) Read(ctx context.Context) (json.RawMessage, error) {
 }
 
 // Write POSTs msg; see [StreamableHTTP].
-func (c *streamableConn) Write(ctx context.Context, msg json.RawMessage) error {
+func (c *streamableConn) Write(ctx context.Context, msg json.RawMessage, opts WriteOptions) error {
 	if c.isClosed() {
 		return ErrClosed
 	}
@@ -185,7 +185,7 @@ func (c *streamableConn) Write(ctx context.Context, msg json.RawMessage) error {
 		// hold.
 		c.forgetSession("")
 	}
-	if err := c.send(ctx, body, m); err != nil {
+	if err := c.send(ctx, body, m, opts.Header); err != nil {
 		return err
 	}
 	if m.method == "notifications/initialized" {

@@ -158,7 +158,7 @@ func TestStreamableConcurrentWrite(t *testing.T) {
 
 	callDone := make(chan error, 1)
 	go func() {
-		callDone <- conn.Write(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{}}}`))
+		callDone <- conn.Write(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{}}}`), transport.WriteOptions{})
 	}()
 	q := mustRead(t, conn, `"elicitation/create"`)
 	var req struct {
@@ -176,7 +176,7 @@ func mustWrite(t *testing.T, conn transport.Connection, msg string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	if err := conn.Write(ctx, json.RawMessage(msg)); err != nil {
+	if err := conn.Write(ctx, json.RawMessage(msg), transport.WriteOptions{}); err != nil {
 		t.Fatalf("Write %.60s: %v", msg, err)
 	}
 }
@@ -227,14 +227,14 @@ func TestStreamableTimeout(t *testing.T) {
 	mustWrite(t, conn, rawInitialized)
 	short, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	err = conn.Write(short, json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`))
+	err = conn.Write(short, json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`), transport.WriteOptions{})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Write with a short deadline: %v", err)
 	}
 
 	done := make(chan error, 1)
 	go func() {
-		done <- conn.Write(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{}}}`))
+		done <- conn.Write(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{}}}`), transport.WriteOptions{})
 	}()
 	// Once the POST is in, Close releases the Write with ErrClosed.
 	rec.waitFor(t, "second slow call", func(r recorded) bool { return strings.Contains(r.Body, `"id":3`) })
@@ -286,7 +286,7 @@ func TestStreamableSessionExpired(t *testing.T) {
 	if old == "" {
 		t.Fatal("the server has no session")
 	}
-	err = conn.Write(context.Background(), json.RawMessage(fmt.Sprintf(call, 3)))
+	err = conn.Write(context.Background(), json.RawMessage(fmt.Sprintf(call, 3)), transport.WriteOptions{})
 	var se *transport.SessionExpiredError
 	if !errors.As(err, &se) || err.Error() != url+": the server ended the session (404 Not Found)" {
 		t.Fatalf("Write after the server ended the session: %v, want a *SessionExpiredError", err)
@@ -344,7 +344,7 @@ func TestStreamableSessionExpiredWithoutInitialize(t *testing.T) {
 	}
 	defer conn.Close()
 	mustWrite(t, conn, `{"jsonrpc":"2.0","method":"notifications/x"}`)
-	err = conn.Write(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":5,"method":"ping"}`))
+	err = conn.Write(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":5,"method":"ping"}`), transport.WriteOptions{})
 	var se *transport.SessionExpiredError
 	if !errors.As(err, &se) {
 		t.Fatalf("Write after expiry: %v, want *SessionExpiredError", err)
@@ -593,7 +593,7 @@ func TestStreamableHTTPErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
-			err = conn.Write(context.Background(), json.RawMessage(rawInitialize))
+			err = conn.Write(context.Background(), json.RawMessage(rawInitialize), transport.WriteOptions{})
 			if err == nil {
 				t.Fatal("Write succeeded")
 			}

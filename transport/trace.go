@@ -217,9 +217,9 @@ func (c *traceConn) Read(ctx context.Context) (json.RawMessage, error) {
 // Write records msg and then writes it. Recording first keeps a request
 // ahead of its response in the trace even when another goroutine reads the
 // response before Write returns.
-func (c *traceConn) Write(ctx context.Context, msg json.RawMessage) error {
+func (c *traceConn) Write(ctx context.Context, msg json.RawMessage, opts WriteOptions) error {
 	c.t.message(DirectionSend, msg)
-	err := c.conn.Write(ctx, msg)
+	err := c.conn.Write(ctx, msg, opts)
 	if err != nil {
 		c.noteError("write", err)
 	}

@@ -63,13 +63,13 @@ func TestTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.Note("transport", "streamable-http")
-	if err := conn.Write(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"q":"<&>"}}`)); err != nil {
+	if err := conn.Write(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"q":"<&>"}}`), WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := server.Read(ctx); err != nil {
 		t.Fatal(err)
 	}
-	server.Write(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	server.Write(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`), WriteOptions{})
 	if _, err := conn.Read(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestTraceRedact(t *testing.T) {
 		t.Fatal(err)
 	}
 	const secret = `{"params":{"token":"hunter2"}}`
-	if err := conn.Write(ctx, json.RawMessage(secret)); err != nil {
+	if err := conn.Write(ctx, json.RawMessage(secret), WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := server.Read(ctx)
@@ -125,7 +125,7 @@ func TestTraceRedact(t *testing.T) {
 	if string(got) != secret {
 		t.Errorf("server received %s, want the unredacted %s", got, secret)
 	}
-	server.Write(ctx, got)
+	server.Write(ctx, got, WriteOptions{})
 	if got, _ := conn.Read(ctx); string(got) != secret {
 		t.Errorf("client received %s, want the unredacted %s", got, secret)
 	}
@@ -167,12 +167,12 @@ func TestTraceConcurrent(t *testing.T) {
 			if err != nil {
 				return
 			}
-			server.Write(ctx, msg)
+			server.Write(ctx, msg, WriteOptions{})
 		}
 	})
 	wg.Go(func() {
 		for i := range n {
-			conn.Write(ctx, json.RawMessage(fmt.Sprintf(`{"id":%d}`, i)))
+			conn.Write(ctx, json.RawMessage(fmt.Sprintf(`{"id":%d}`, i)), WriteOptions{})
 		}
 	})
 	for range n {

@@ -55,8 +55,9 @@ type Connection interface {
 	// no newline. Write hands msg over: a connection may keep it after
 	// Write returns (the in-memory pipe gives the very slice to its peer,
 	// to avoid copying large messages), so the caller must not modify it
-	// afterwards.
-	Write(ctx context.Context, msg json.RawMessage) error
+	// afterwards. opts says how to send this message only; concurrent
+	// Writes (see [ConcurrentWriter]) each have their own.
+	Write(ctx context.Context, msg json.RawMessage, opts WriteOptions) error
 	// Close releases the connection and anything it started (for a child
 	// process: stdin closed, grace period, SIGTERM, SIGKILL).
 	Close() error
@@ -147,46 +148,29 @@ func (e *RequestError) Error() string {
 // Unwrap returns the cause.
 func (e *RequestError) Unwrap() error { return e.Err }
 
-// headersKey is the context key of [WithHeaders].
-type headersKey struct{}
-
-// WithHeaders returns a context that makes [Connection.Write] send h as
-// HTTP headers of the request carrying the message, for transports that
-// send each message in its own HTTP request (Streamable HTTP). The client
-// uses it for the headers the 2026-07-28 revision mirrors from a message
-// (Mcp-Method, Mcp-Name, Mcp-Param-*): the client decides them, the
-// transport only sends them. Headers the transport owns (Content-Type,
-// Accept, the session and version headers) are not overridden. Transports
-// with no request per message (stdio, legacy SSE) ignore them.
-func WithHeaders(ctx context.Context, h http.Header) context.Context {
-	return context.WithValue(ctx, headersKey{}, h)
-}
-
-// headersFrom returns the headers [WithHeaders] put in ctx, or nil.
-func headersFrom(ctx context.Context) http.Header {
-	h, _ := ctx.Value(headersKey{}).(http.Header)
-	return h
-}
-
-// probeKey is the context key of [WithProbe].
-type probeKey struct{}
-
-// WithProbe returns a context that marks the message written with it as a
-// probe: a request whose failure says something about the server's
-// protocol era, not about the transport. The client sends its era probe
-// (server/discover) this way. [Auto] POSTs a probe as Streamable HTTP and
-// settles on that transport only when the server answers it; a refusal
-// (400, 404, 405, …) is returned as is and leaves the choice open, so the
-// initialize that follows still falls back to legacy HTTP+SSE when the
-// server needs it. Other transports ignore the mark.
-func WithProbe(ctx context.Context) context.Context {
-	return context.WithValue(ctx, probeKey{}, true)
-}
-
-// isProbe reports whether ctx carries the mark of [WithProbe].
-func isProbe(ctx context.Context) bool {
-	p, _ := ctx.Value(probeKey{}).(bool)
-	return p
+// WriteOptions is how one message is sent, besides its bytes: what the
+// client decided about the message that the bytes do not say. The zero
+// value sends a message plainly.
+type WriteOptions struct {
+	// Header is sent as HTTP headers of the request carrying the message,
+	// by transports that send each message in its own HTTP request
+	// (Streamable HTTP). The client uses it for the headers the 2026-07-28
+	// revision mirrors from a message (Mcp-Method, Mcp-Name,
+	// Mcp-Param-*): the client decides them, the transport only sends
+	// them. Headers the transport owns (Content-Type, Accept, the session
+	// and version headers) are not overridden. Transports with no request
+	// per message (stdio, legacy SSE, the pipe) ignore it. The connection
+	// does not modify it.
+	Header http.Header
+	// Probe marks the message as a probe: a request whose failure says
+	// something about the server's protocol era, not about the transport.
+	// The client sends its era probe (server/discover) this way. [Auto]
+	// POSTs a probe as Streamable HTTP and settles on that transport only
+	// when the server answers it; a refusal (400, 404, 405, …) is returned
+	// as is and leaves the choice open, so the initialize that follows
+	// still falls back to legacy HTTP+SSE when the server needs it. Other
+	// transports ignore it.
+	Probe bool
 }
 
 // Func adapts a function to [Transport].

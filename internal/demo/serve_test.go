@@ -57,7 +57,7 @@ func (c *sdkConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	return c.conn.Write(ctx, data)
+	return c.conn.Write(ctx, data, transport.WriteOptions{})
 }
 
 func (c *sdkConn) Close() error      { return c.conn.Close() }
@@ -118,7 +118,7 @@ func TestServeStopsWhenContextDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	conn, done := serve(ctx)
 	ping := json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-	if err := conn.Write(t.Context(), ping); err != nil {
+	if err := conn.Write(t.Context(), ping, transport.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Read(t.Context()); err != nil { // the server is up
@@ -160,7 +160,7 @@ func TestServeRaw(t *testing.T) {
 	}
 	conn, done := serve(t.Context())
 	for _, tt := range tests {
-		if err := conn.Write(t.Context(), json.RawMessage(tt.send)); err != nil {
+		if err := conn.Write(t.Context(), json.RawMessage(tt.send), transport.WriteOptions{}); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
 		if tt.want == "" {

@@ -292,5 +292,5 @@ func (s *session) reply(ctx context.Context, id json.RawMessage, result any, err
 func (s *session) write(ctx context.Context, data []byte) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	return s.conn.Write(ctx, data)
+	return s.conn.Write(ctx, data, transport.WriteOptions{})
 }
