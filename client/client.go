@@ -350,7 +350,7 @@ func (c *Client) initialize(ctx context.Context) error {
 	start := time.Now()
 	// initialize must not be cancelled (lifecycle.mdx), so a timeout here
 	// sends no notifications/cancelled.
-	raw, _, err := c.roundTrip(ctx, "initialize", params, false, requestOptions{})
+	raw, _, err := c.roundTrip(ctx, "initialize", oneParams(params), false, requestOptions{})
 	if err != nil {
 		return err
 	}
@@ -430,7 +430,7 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 	if err != nil {
 		return nil, err
 	}
-	return c.call(ctx, method, p, requestOptions{})
+	return c.call(ctx, method, oneParams(p), requestOptions{})
 }
 
 // requestOptions is what one request carries besides its method and
@@ -457,7 +457,7 @@ type requestOptions struct {
 
 // call sends a request with encoded params: the request is retried once,
 // in a new session, if the server ended the session.
-func (c *Client) call(ctx context.Context, method string, params json.RawMessage, ro requestOptions) (json.RawMessage, error) {
+func (c *Client) call(ctx context.Context, method string, params wireParams, ro requestOptions) (json.RawMessage, error) {
 	raw, gen, err := c.roundTrip(ctx, method, params, true, ro)
 	if c.isModern() && err != nil {
 		raw, err = c.modernRetry(ctx, method, params, ro, err)
@@ -505,13 +505,13 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 // roundTrip writes one request, in the era the session speaks, and waits
 // for its answer. It returns the session generation the request was
 // written in.
-func (c *Client) roundTrip(ctx context.Context, method string, params json.RawMessage, cancellable bool, ro requestOptions) (json.RawMessage, uint64, error) {
+func (c *Client) roundTrip(ctx context.Context, method string, params wireParams, cancellable bool, ro requestOptions) (json.RawMessage, uint64, error) {
 	return c.roundTripAs(ctx, method, params, cancellable, c.isModern(), ro)
 }
 
 // roundTripAs is roundTrip in the era modern says: while the era is being
 // detected, the probe goes out modern and initialize legacy.
-func (c *Client) roundTripAs(ctx context.Context, method string, params json.RawMessage, cancellable, modern bool, ro requestOptions) (json.RawMessage, uint64, error) {
+func (c *Client) roundTripAs(ctx context.Context, method string, params wireParams, cancellable, modern bool, ro requestOptions) (json.RawMessage, uint64, error) {
 	if method != "initialize" {
 		// A request written while a re-initialization runs would go out
 		// without a session; wait for the new one.
@@ -528,23 +528,24 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params json.Raw
 	}
 	wo := transport.WriteOptions{Probe: ro.probe}
 	if modern {
-		var err error
-		if params, err = c.withRequestMeta(params, ro.declare); err != nil {
+		p, err := c.withRequestMeta(params.joined(), ro.declare)
+		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", method, err)
 		}
 		if ro.task {
-			if params, err = declareTasks(params); err != nil {
+			if p, err = declareTasks(p); err != nil {
 				return nil, 0, fmt.Errorf("%s: %w", method, err)
 			}
 		}
-		wo.Header = modernHeaders(method, params)
+		params = oneParams(p)
+		wo.Header = modernHeaders(method, p)
 		for k, v := range ro.header {
 			wo.Header[k] = v
 		}
 	}
 	id := c.nextID.Add(1)
 	key := strconv.FormatInt(id, 10)
-	data := assemble(json.RawMessage(key), method, params)
+	data := assembleParts(json.RawMessage(key), method, params)
 
 	p := &pendingCall{ch: make(chan response, 1), method: method}
 	c.mu.Lock()
@@ -675,19 +676,19 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	return c.write(ctx, data, transport.WriteOptions{})
+	return c.write(ctx, [][]byte{data}, transport.WriteOptions{})
 }
 
 // write sends one message. Waiting for an earlier write to finish ends
 // with ctx, as the write itself does (the transport abandons a write
 // blocked on a full pipe when ctx ends), so no caller waits longer than
 // its own bound behind a server that stopped reading.
-func (c *Client) write(ctx context.Context, data []byte, opts transport.WriteOptions) error {
+func (c *Client) write(ctx context.Context, data [][]byte, opts transport.WriteOptions) error {
 	if c.concurrentWrites {
 		// Each write is an exchange of its own (an HTTP POST, which may
 		// last as long as its request): a slow one holds up no other,
 		// and says nothing about the server reading.
-		return c.conn.Write(ctx, data, opts)
+		return transport.WriteParts(ctx, c.conn, data, opts)
 	}
 	select {
 	case c.writeSem <- struct{}{}:
@@ -698,7 +699,7 @@ func (c *Client) write(ctx context.Context, data []byte, opts transport.WriteOpt
 	start := time.Since(c.epoch)
 	c.writeStart.Store(int64(start) + 1)
 	defer c.writeStart.Store(0)
-	err := c.conn.Write(ctx, data, opts)
+	err := transport.WriteParts(ctx, c.conn, data, opts)
 	switch {
 	case err == nil:
 		c.stalled.Store(false)

@@ -373,7 +373,7 @@ func (c *Client) handleRequest(env envelope) {
 func (c *Client) writeAnswer(what string, data json.RawMessage) {
 	ctx, cancel := context.WithTimeout(c.bgCtx, c.opts.Timeout)
 	defer cancel()
-	err := c.write(ctx, data, transport.WriteOptions{})
+	err := c.write(ctx, [][]byte{data}, transport.WriteOptions{})
 	if err == nil || c.closing.Load() || c.bgCtx.Err() != nil ||
 		errors.Is(err, transport.ErrClosed) || errors.Is(err, io.EOF) {
 		return

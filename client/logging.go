@@ -85,7 +85,7 @@ func (c *Client) restoreLogLevel(ctx context.Context) {
 	}
 	params, err := encodeParams("logging/setLevel", map[string]string{"level": level})
 	if err == nil {
-		_, _, err = c.roundTrip(ctx, "logging/setLevel", params, true, requestOptions{})
+		_, _, err = c.roundTrip(ctx, "logging/setLevel", oneParams(params), true, requestOptions{})
 	}
 	if err != nil {
 		c.warn(fmt.Sprintf("the log level %q could not be set again in the new session: %v", level, err))

@@ -39,7 +39,7 @@ func TestMarshalArgumentsLikeJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantParams, _ := json.Marshal(CallToolParams{Name: "t", Arguments: got, Meta: map[string]any{"progressToken": "p"}})
-		if !bytes.Equal(params, wantParams) {
+		if !bytes.Equal(params.joined(), wantParams) {
 			t.Errorf("callToolParams differs from json.Marshal of CallToolParams")
 		}
 	}

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -253,7 +254,60 @@ func NewCallToolRequest(id any, name string, args json.RawMessage, opts CallOpti
 	if err != nil {
 		return nil, err
 	}
-	return assemble(rawID, "tools/call", params), nil
+	return assemble(rawID, "tools/call", params.joined()), nil
+}
+
+// wireParams are a request's encoded params in parts which, joined, are
+// the params (no parts: none). The arguments of a tool call are one part:
+// the very bytes encoded for them, which whoever else needs them keeps too
+// (the session's record of the call, the signature), so the params and
+// the message refer to them rather than copy them.
+type wireParams [][]byte
+
+// oneParams is p as wireParams; nil stays none.
+func oneParams(p json.RawMessage) wireParams {
+	if p == nil {
+		return nil
+	}
+	return wireParams{p}
+}
+
+// joined returns the params in one buffer, copying only when there are
+// several parts.
+func (p wireParams) joined() json.RawMessage {
+	switch len(p) {
+	case 0:
+		return nil
+	case 1:
+		return p[0]
+	}
+	return bytes.Join(p, nil)
+}
+
+// joinBelow is the size of params under which a message is assembled in
+// one buffer; larger params are referred to, not copied.
+const joinBelow = 64 << 10
+
+// assembleParts is assemble of params in parts: one buffer for small
+// params, else the parts of the message around the params' own.
+func assembleParts(id json.RawMessage, method string, params wireParams) [][]byte {
+	size := 0
+	for _, p := range params {
+		size += len(p)
+	}
+	if size < joinBelow {
+		return [][]byte{assemble(id, method, params.joined())}
+	}
+	m, _ := json.Marshal(method) // a string always encodes
+	head := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"method":,"params":`)+len(id)+len(m))
+	head = append(head, `{"jsonrpc":"2.0"`...)
+	if id != nil {
+		head = append(append(head, `,"id":`...), id...)
+	}
+	head = append(append(append(head, `,"method":`...), m...), `,"params":`...)
+	parts := make([][]byte, 0, len(params)+2)
+	parts = append(append(append(parts, head), params...), []byte("}"))
+	return parts
 }
 
 // callToolParams encodes the params of tools/call. The arguments are put in
@@ -261,8 +315,9 @@ func NewCallToolRequest(id any, name string, args json.RawMessage, opts CallOpti
 // bytes are both given to opts.Sign and sent: encoding/json writes a
 // json.RawMessage by compacting and escaping it, which changes nothing in
 // bytes already in that form, so the signed bytes are the sent bytes by
-// construction, not by two encoders staying in step.
-func callToolParams(name string, args json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+// construction, not by two encoders staying in step. The arguments are
+// the params' middle part, not copied.
+func callToolParams(name string, args json.RawMessage, opts CallOptions) (wireParams, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -292,8 +347,7 @@ func callToolParams(name string, args json.RawMessage, opts CallOptions) (json.R
 	if len(meta) == 0 {
 		meta = nil
 	}
-	// As json.Marshal(CallToolParams{…}) writes it, the arguments copied
-	// once into a buffer of the exact size.
+	// As json.Marshal(CallToolParams{…}) writes it, around the arguments.
 	rawName, err := json.Marshal(name)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the call of tool %q: %w", name, err)
@@ -304,13 +358,13 @@ func callToolParams(name string, args json.RawMessage, opts CallOptions) (json.R
 			return nil, fmt.Errorf("encoding the call of tool %q: %w", name, err)
 		}
 	}
-	b := make([]byte, 0, len(`{"name":,"arguments":,"_meta":}`)+len(rawName)+len(wire)+len(rawMeta))
-	b = append(append(append(b, `{"name":`...), rawName...), `,"arguments":`...)
-	b = append(b, wire...)
+	head := make([]byte, 0, len(`{"name":,"arguments":`)+len(rawName))
+	head = append(append(append(head, `{"name":`...), rawName...), `,"arguments":`...)
+	tail := make([]byte, 0, len(`,"_meta":}`)+len(rawMeta))
 	if rawMeta != nil {
-		b = append(append(b, `,"_meta":`...), rawMeta...)
+		tail = append(append(tail, `,"_meta":`...), rawMeta...)
 	}
-	return append(b, '}'), nil
+	return wireParams{head, wire, append(tail, '}')}, nil
 }
 
 // encodeID encodes a request id: a string or an integer.

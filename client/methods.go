@@ -77,7 +77,7 @@ func listAll[T any](ctx context.Context, c *Client, method, key string, onPage f
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	call := func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-		return c.call(ctx, method, params, requestOptions{})
+		return c.call(ctx, method, oneParams(params), requestOptions{})
 	}
 	if c.isModern() && method == "tools/list" {
 		call = c.callToolsList

@@ -55,7 +55,7 @@ const EventToolsRelisted = "tools listed again"
 //
 // ro is the request's own; what a retry changes in it (the headers, the
 // capabilities declared) holds for this request's later attempts here.
-func (c *Client) modernRetry(ctx context.Context, method string, params json.RawMessage, ro requestOptions, err error) (json.RawMessage, error) {
+func (c *Client) modernRetry(ctx context.Context, method string, params wireParams, ro requestOptions, err error) (json.RawMessage, error) {
 	var raw json.RawMessage
 	var versionTried, headersTried, capsTried bool
 	reissues := 0
@@ -79,7 +79,7 @@ func (c *Client) modernRetry(ctx context.Context, method string, params json.Raw
 			}
 			headersTried = true
 			var rerr error
-			if ro.header, rerr = c.refreshParamHeaders(ctx, params); rerr != nil {
+			if ro.header, rerr = c.refreshParamHeaders(ctx, params.joined()); rerr != nil {
 				return nil, fmt.Errorf("%w; listing the tools again for their x-mcp-header annotations failed: %w", &HeaderMismatchError{Method: method, Err: rpc}, rerr)
 			}
 			c.event(EventToolsRelisted, "tools/call was refused for its headers (-32020); sending it again with headers from the tools as listed now")
@@ -95,7 +95,7 @@ func (c *Client) modernRetry(ctx context.Context, method string, params json.Raw
 			if reissues >= MaxReissues {
 				return nil, &LostRequestError{Method: method, Sent: reissues + 1, Err: err}
 			}
-			if why := c.replayRisk(ctx, method, params); why != "" {
+			if why := c.replayRisk(ctx, method, params.joined()); why != "" {
 				return nil, &LostRequestError{Method: method, Sent: reissues + 1, NotSent: why, Err: err}
 			}
 			reissues++

@@ -34,7 +34,7 @@ type inputRequired struct {
 // none). It returns the first result that is not input_required, or an
 // error after [MaxInputRounds] rounds or when a request has no handler.
 // Any other result is returned as it is.
-func (c *Client) inputRounds(ctx context.Context, method string, params, raw json.RawMessage, ro requestOptions) (json.RawMessage, error) {
+func (c *Client) inputRounds(ctx context.Context, method string, params wireParams, raw json.RawMessage, ro requestOptions) (json.RawMessage, error) {
 	for round := 1; ; round++ {
 		var ir inputRequired
 		if json.Unmarshal(raw, &ir) != nil || ir.ResultType != "input_required" {
@@ -74,11 +74,11 @@ func (c *Client) inputRounds(ctx context.Context, method string, params, raw jso
 			}
 			answers[k] = b
 		}
-		next, err := withInputResponses(params, answers, ir.RequestState)
+		next, err := withInputResponses(params.joined(), answers, ir.RequestState)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
-		if raw, _, err = c.roundTrip(ctx, method, next, true, ro); err != nil {
+		if raw, _, err = c.roundTrip(ctx, method, oneParams(next), true, ro); err != nil {
 			return nil, err
 		}
 	}

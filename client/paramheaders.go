@@ -222,7 +222,7 @@ func ParamHeaderValues(hs []ParamHeader, arguments json.RawMessage) http.Header 
 // it and why; the annotations of the others are kept for their calls. A
 // page with nothing to exclude is passed on byte for byte.
 func (c *Client) callToolsList(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	raw, err := c.call(ctx, method, params, requestOptions{})
+	raw, err := c.call(ctx, method, oneParams(params), requestOptions{})
 	if err != nil {
 		return raw, err
 	}

@@ -229,7 +229,7 @@ func (c *Client) listen(ctx context.Context, want SubscriptionFilter) (*Subscrip
 
 	timeout := c.opts.Timeout
 	timer := time.AfterFunc(timeout, cancel) // a write that outlasts the timeout is abandoned
-	err = c.write(lctx, assemble(json.RawMessage(key), methodListen, params), wo)
+	err = c.write(lctx, [][]byte{assemble(json.RawMessage(key), methodListen, params)}, wo)
 	if !timer.Stop() && err != nil {
 		err = &TimeoutError{Method: methodListen, After: timeout}
 	}

@@ -360,9 +360,11 @@ func (c *Client) callToolTask(ctx context.Context, name string, args json.RawMes
 		if topts.TTL > 0 {
 			task["ttl"] = topts.TTL.Milliseconds()
 		}
-		if params, err = withMember(params, "task", task); err != nil {
+		p, err := withMember(params.joined(), "task", task)
+		if err != nil {
 			return nil, fmt.Errorf("calling tool %q as a task: %w", name, err)
 		}
+		params = oneParams(p)
 	}
 	timeout := topts.Timeout
 	if timeout <= 0 {
@@ -635,7 +637,7 @@ func (c *Client) taskRequest(ctx context.Context, method, id string, params any)
 	if c.isModern() {
 		ro.header = http.Header{"Mcp-Name": {headerValue(id)}}
 	}
-	return c.call(ctx, method, p, ro)
+	return c.call(ctx, method, oneParams(p), ro)
 }
 
 func decodeCallToolResult(raw json.RawMessage) (*CallToolResult, error) {

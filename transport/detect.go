@@ -97,16 +97,22 @@ func (a *autoConn) Read(ctx context.Context) (json.RawMessage, error) {
 
 // Write sends msg; the first successful Write decides the transport.
 func (a *autoConn) Write(ctx context.Context, msg json.RawMessage, opts WriteOptions) error {
+	return a.WriteParts(ctx, [][]byte{msg}, opts)
+}
+
+// WriteParts implements [PartsWriter] for whichever connection is (or
+// will be) chosen.
+func (a *autoConn) WriteParts(ctx context.Context, parts [][]byte, opts WriteOptions) error {
 	if inner := a.current(); inner != nil {
-		return inner.Write(ctx, msg, opts)
+		return WriteParts(ctx, inner, parts, opts)
 	}
 	a.decideMu.Lock()
 	if inner := a.current(); inner != nil {
 		a.decideMu.Unlock()
-		return inner.Write(ctx, msg, opts)
+		return WriteParts(ctx, inner, parts, opts)
 	}
 	defer a.decideMu.Unlock()
-	err := a.first.Write(ctx, msg, opts)
+	err := a.first.WriteParts(ctx, parts, opts)
 	if opts.Probe {
 		// An era probe: an answer settles the transport, a refusal
 		// settles nothing (see WriteOptions.Probe).
@@ -130,7 +136,7 @@ func (a *autoConn) Write(ctx context.Context, msg json.RawMessage, opts WriteOpt
 	if lerr != nil {
 		return fmt.Errorf("%w; the legacy HTTP+SSE transport failed too: %w", err, lerr)
 	}
-	if err := legacy.Write(ctx, msg, opts); err != nil {
+	if err := WriteParts(ctx, legacy, parts, opts); err != nil {
 		legacy.Close()
 		return err
 	}

@@ -370,15 +370,30 @@ func (b *httpBase) closeIdle() {
 }
 
 // newRequest builds a request with the caller's extra headers. Ours are
-// set after theirs: a user header cannot break the protocol headers.
-func (b *httpBase) newRequest(ctx context.Context, method string, u *url.URL, body []byte) (*http.Request, error) {
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), r)
+// set after theirs: a user header cannot break the protocol headers. The
+// body, when there is one, is the parts joined, read from where they lie.
+func (b *httpBase) newRequest(ctx context.Context, method string, u *url.URL, body [][]byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+	if body != nil {
+		getBody := func() (io.ReadCloser, error) {
+			if len(body) == 1 {
+				return io.NopCloser(bytes.NewReader(body[0])), nil
+			}
+			rs := make([]io.Reader, len(body))
+			for i, p := range body {
+				rs[i] = bytes.NewReader(p)
+			}
+			return io.NopCloser(io.MultiReader(rs...)), nil
+		}
+		req.ContentLength = int64(partsSize(body))
+		req.GetBody = getBody // a redirect or retry sends it again
+		req.Body, _ = getBody()
+		if req.ContentLength == 0 {
+			req.Body, req.GetBody = http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
+		}
 	}
 	for k, vs := range b.opts.Header {
 		for _, v := range vs {

@@ -76,6 +76,51 @@ func peekOutgoing(msg []byte) msgInfo {
 	return msgInfo{method: p.Method, id: normID(p.ID), rawID: bytes.Clone(p.ID)}
 }
 
+// peekParts is peekOutgoing of the message parts make when joined,
+// without joining them when there are several: the members before the
+// first one that is neither "jsonrpc", "id" nor "method" are read as a
+// stream, and the rest (params, the bulk of a large message) is not read
+// once the id and method are known. A message that is not an object with
+// those first is joined and peeked whole.
+func peekParts(parts [][]byte) msgInfo {
+	if len(parts) == 1 {
+		return peekOutgoing(parts[0])
+	}
+	rs := make([]io.Reader, len(parts))
+	for i, p := range parts {
+		rs[i] = bytes.NewReader(p)
+	}
+	dec := json.NewDecoder(io.MultiReader(rs...))
+	var p rpcPeek
+	if t, err := dec.Token(); err == nil && t == json.Delim('{') {
+		for dec.More() {
+			t, err := dec.Token()
+			key, ok := t.(string)
+			if err != nil || !ok {
+				break
+			}
+			switch key {
+			case "jsonrpc":
+				var v json.RawMessage
+				err = dec.Decode(&v)
+			case "method":
+				err = dec.Decode(&p.Method)
+			case "id":
+				err = dec.Decode(&p.ID)
+			default:
+				if p.Method != "" {
+					return msgInfo{method: p.Method, id: normID(p.ID), rawID: bytes.Clone(p.ID)}
+				}
+				err = errors.New("another member first")
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	return peekOutgoing(bytes.Join(parts, nil))
+}
+
 // peekIncoming returns the ids of the responses in data (one message or a
 // batch); ok is false when data is not JSON-RPC at all.
 func peekIncoming(data []byte) (responseIDs []string, err error) {
@@ -105,7 +150,7 @@ func peekIncoming(data []byte) (responseIDs []string, err error) {
 // is handed to a goroutine of the connection; everything else is done
 // before send returns. ctx bounds the POST and every body read done here;
 // header is the message's own (see [WriteOptions.Header]).
-func (c *streamableConn) send(ctx context.Context, body []byte, m msgInfo, header http.Header) error {
+func (c *streamableConn) send(ctx context.Context, body [][]byte, m msgInfo, header http.Header) error {
 	var answered chan struct{}
 	if m.isRequest() {
 		// Registered before sending: the answer may come on another stream
@@ -214,7 +259,7 @@ func (c *streamableConn) send(ctx context.Context, body []byte, m msgInfo, heade
 
 // post sends one POST. sid is the session ID it carried. The response body
 // lives until cancel is called.
-func (c *streamableConn) post(ctx context.Context, body []byte, m msgInfo, header http.Header) (req *http.Request, resp *http.Response, sid string, cancel context.CancelFunc, err error) {
+func (c *streamableConn) post(ctx context.Context, body [][]byte, m msgInfo, header http.Header) (req *http.Request, resp *http.Response, sid string, cancel context.CancelFunc, err error) {
 	rctx, cancel := context.WithCancel(c.life)
 	if m.isRequest() {
 		cancel = c.track(m, cancel)

@@ -269,7 +269,7 @@ func (c *sseConn) Write(ctx context.Context, msg json.RawMessage, _ WriteOptions
 	m := peekOutgoing(msg)
 	rctx, cancel := context.WithCancel(c.life)
 	defer cancel()
-	req, err := c.newRequest(rctx, http.MethodPost, c.endpoint, bytes.Clone(msg))
+	req, err := c.newRequest(rctx, http.MethodPost, c.endpoint, [][]byte{msg})
 	if err != nil {
 		return err
 	}

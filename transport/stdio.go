@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -567,25 +568,44 @@ func (c *stdioConn) copyStderr() {
 }
 
 // Write sends msg as one line on the server's stdin.
-func (c *stdioConn) Write(ctx context.Context, msg json.RawMessage, _ WriteOptions) error {
+func (c *stdioConn) Write(ctx context.Context, msg json.RawMessage, opts WriteOptions) error {
+	return c.WriteParts(ctx, [][]byte{msg}, opts)
+}
+
+// joinBelow is the size under which a line is copied into one buffer and
+// written with one call; a longer one is written from its parts in turn,
+// under the write lock, rather than copied.
+const joinBelow = 64 << 10
+
+// WriteParts implements [PartsWriter]: the parts, then a newline, as one
+// line on the server's stdin.
+func (c *stdioConn) WriteParts(ctx context.Context, parts [][]byte, _ WriteOptions) error {
 	if c.isClosing() {
 		return ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if bytes.IndexByte(msg, '\n') >= 0 {
-		return errors.New("writing to server: message contains a newline, which stdio framing cannot carry")
+	for _, p := range parts {
+		if bytes.IndexByte(p, '\n') >= 0 {
+			return errors.New("writing to server: message contains a newline, which stdio framing cannot carry")
+		}
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if c.writeErr != nil {
 		return c.writeErr
 	}
-	// One buffer and one write call, so the line reaches the pipe as a unit.
-	buf := make([]byte, len(msg)+1)
-	copy(buf, msg)
-	buf[len(msg)] = '\n'
+	var line net.Buffers
+	if size := partsSize(parts); size < joinBelow {
+		buf := make([]byte, 0, size+1)
+		for _, p := range parts {
+			buf = append(buf, p...)
+		}
+		line = net.Buffers{append(buf, '\n')}
+	} else {
+		line = append(append(make(net.Buffers, 0, len(parts)+1), parts...), []byte{'\n'})
+	}
 
 	// Cancellation interrupts a write blocked on a full pipe (a server that
 	// stopped reading) by moving the write deadline into the past.
@@ -595,7 +615,7 @@ func (c *stdioConn) Write(ctx context.Context, msg json.RawMessage, _ WriteOptio
 		c.stdin.SetWriteDeadline(time.Unix(1, 0))
 	})
 	c.writing.Store(true)
-	n, err := c.in.Write(buf)
+	n, err := line.WriteTo(c.in)
 	c.writing.Store(false)
 	if !stop() {
 		<-interrupted

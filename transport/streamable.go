@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"sync"
@@ -175,11 +174,16 @@ func (c *streamableConn) Read(ctx context.Context) (json.RawMessage, error) {
 
 // Write POSTs msg; see [StreamableHTTP].
 func (c *streamableConn) Write(ctx context.Context, msg json.RawMessage, opts WriteOptions) error {
+	return c.WriteParts(ctx, [][]byte{msg}, opts)
+}
+
+// WriteParts implements [PartsWriter]: the POST's body is read from the
+// parts.
+func (c *streamableConn) WriteParts(ctx context.Context, body [][]byte, opts WriteOptions) error {
 	if c.isClosed() {
 		return ErrClosed
 	}
-	body := bytes.Clone(msg) // the caller may reuse msg once Write returns
-	m := peekOutgoing(body)
+	m := peekParts(body)
 	if m.method == "initialize" && m.isRequest() {
 		// A new session: the previous one's ID and GET stream no longer
 		// hold.

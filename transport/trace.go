@@ -226,6 +226,20 @@ func (c *traceConn) Write(ctx context.Context, msg json.RawMessage, opts WriteOp
 	return err
 }
 
+// WriteParts implements [PartsWriter] as Write: the message is recorded
+// whole (joined only when there is a trace to write it to), and the parts
+// passed on.
+func (c *traceConn) WriteParts(ctx context.Context, parts [][]byte, opts WriteOptions) error {
+	if c.t.W != nil {
+		c.t.message(DirectionSend, bytes.Join(parts, nil))
+	}
+	err := WriteParts(ctx, c.conn, parts, opts)
+	if err != nil {
+		c.noteError("write", err)
+	}
+	return err
+}
+
 // Close closes the inner connection and records a "close" event, with the
 // error if there was one, the first time it is called.
 func (c *traceConn) Close() error {

@@ -14,6 +14,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,6 +62,39 @@ type Connection interface {
 	// Close releases the connection and anything it started (for a child
 	// process: stdin closed, grace period, SIGTERM, SIGKILL).
 	Close() error
+}
+
+// PartsWriter is implemented by connections that write a message given in
+// parts without joining them first, so that a message holding a large
+// member (a tool call's arguments) is sent from where its parts lie
+// rather than copied into one buffer. [WriteParts] uses it.
+type PartsWriter interface {
+	// WriteParts is [Connection.Write] of the message the parts make
+	// when joined, under the same rules: the parts are handed over as
+	// msg is, and a connection that writes concurrently may be given
+	// parts concurrently.
+	WriteParts(ctx context.Context, parts [][]byte, opts WriteOptions) error
+}
+
+// WriteParts writes on conn the message the parts make when joined: in
+// parts when conn is a [PartsWriter], else joined into one buffer.
+func WriteParts(ctx context.Context, conn Connection, parts [][]byte, opts WriteOptions) error {
+	if len(parts) == 1 {
+		return conn.Write(ctx, parts[0], opts)
+	}
+	if pw, ok := conn.(PartsWriter); ok {
+		return pw.WriteParts(ctx, parts, opts)
+	}
+	return conn.Write(ctx, bytes.Join(parts, nil), opts)
+}
+
+// partsSize is the length of the parts joined.
+func partsSize(parts [][]byte) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	return n
 }
 
 // ErrClosed is returned by Read and Write after Close.
