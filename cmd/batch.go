@@ -83,7 +83,7 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 	}
 	if !opts.NoValidate {
 		bo.CheckArguments = func(t *client.Tool) func(map[string]any) error {
-			check := argumentsCheck(f, t, opts.Server.Strict)
+			check := argumentsCheck(f, t, opts.Server.Strict, opts.AllowUnknown)
 			return func(args map[string]any) error { return check(args, nil) }
 		}
 	}

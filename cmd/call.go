@@ -30,7 +30,11 @@ type CallOptions struct {
 	ArgsJSON   string
 	SaveDir    string
 	NoValidate bool
-	Sign       SignOptions
+	// AllowUnknown sends arguments the inputSchema does not declare
+	// (--allow-unknown); without it they fail the check before sending
+	// unless the schema explicitly allows others.
+	AllowUnknown bool
+	Sign         SignOptions
 	// Task asks for the call to run as a task (--task); a tool whose
 	// taskSupport is "required" runs as one without it.
 	Task     bool
@@ -147,6 +151,7 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 	arguments := addedFlags(cmd, "Argument", func() {
 		cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
 		cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
+		cmd.Flags().BoolVar(&opts.AllowUnknown, "allow-unknown", false, "Send arguments the tool's inputSchema does not declare")
 	})
 	call := addedFlags(cmd, "Call", func() {
 		cmd.Flags().BoolVar(&opts.Task, "task", false, `Run the call as a task (for a tool whose taskSupport is "optional"; "required" ones always are)`)
@@ -224,7 +229,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		return err
 	}
 	if !opts.NoValidate {
-		if err := argumentsCheck(f, tool, opts.Server.Strict)(args, mismatches); err != nil {
+		if err := argumentsCheck(f, tool, opts.Server.Strict, opts.AllowUnknown)(args, mismatches); err != nil {
 			return err
 		}
 	}
@@ -314,8 +319,9 @@ func shownDespite(err error) bool {
 // A "format" violation is a warning, the call going ahead (format is an
 // annotation in JSON Schema 2020-12), unless strict. A schema that does not
 // compile is the server's defect, reported as a warning: the call goes
-// ahead unchecked.
-func argumentsCheck(f *Factory, tool *client.Tool, strict bool) func(args map[string]any, mismatches []schema.Violation) error {
+// ahead unchecked. An argument the schema does not declare fails too (see
+// [schema.Schema.UnknownArgs]) unless allowUnknown.
+func argumentsCheck(f *Factory, tool *client.Tool, strict, allowUnknown bool) func(args map[string]any, mismatches []schema.Violation) error {
 	headline := fmt.Sprintf("arguments for tool %q break its inputSchema (nothing was sent; --no-validate sends anyway)", tool.Name)
 	if len(tool.InputSchema) == 0 {
 		return func(_ map[string]any, mismatches []schema.Violation) error {
@@ -329,7 +335,8 @@ func argumentsCheck(f *Factory, tool *client.Tool, strict bool) func(args map[st
 	}
 	var warned sync.Map // a batch warns of each format mismatch once
 	return func(args map[string]any, mismatches []schema.Violation) error {
-		violations := schema.MergeViolations(mismatches, sch.Validate(args))
+		found, unknown := sch.ValidateArgs(args, allowUnknown)
+		violations := schema.MergeViolations(mismatches, found)
 		if !strict {
 			var format []schema.Violation
 			violations, format = schema.SplitFormat(violations)
@@ -340,8 +347,17 @@ func argumentsCheck(f *Factory, tool *client.Tool, strict bool) func(args map[st
 				f.printer().Warning(fmt.Sprintf("tool %q, argument %s (format is an annotation: sent anyway; --strict refuses it)", tool.Name, v.String()))
 			}
 		}
+		if unknown > 0 {
+			return violationsError(unknownHeadline(fmt.Sprintf("tool %q", tool.Name)), violations)
+		}
 		return violationsError(headline, violations)
 	}
+}
+
+// unknownHeadline heads violations among which are arguments the
+// inputSchema of what does not declare, saying how to send those.
+func unknownHeadline(what string) string {
+	return fmt.Sprintf("arguments for %s break its inputSchema (nothing was sent; --allow-unknown sends arguments it does not declare)", what)
 }
 
 // violationsError turns schema violations into one exit-5 error listing

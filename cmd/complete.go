@@ -23,6 +23,7 @@ type CompleteOptions struct {
 	// (or name).
 	Target string
 	// Arg and Value are the argument to complete and what is typed of it.
+	// Arg may be set by --arg before the arguments are read.
 	Arg, Value string
 	// Context are the other arguments given, sent as context.arguments.
 	Context map[string]string
@@ -53,7 +54,7 @@ the same request for prompt argument values.`,
   mcpctl complete template greeting name= -o json --demo`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
-			if len(args) < 3 {
+			if len(args) < 3 && (len(args) < 2 || opts.Arg == "") {
 				return flagErrorf("complete needs a kind, a name and arg=partial, e.g. mcpctl complete prompt review_code language=P --demo")
 			}
 			opts.Kind = args[0]
@@ -61,17 +62,8 @@ the same request for prompt argument values.`,
 				return flagErrorf("unknown kind %q: expected prompt or template", opts.Kind)
 			}
 			opts.Target = args[1]
-			opts.Context = map[string]string{}
-			for i, a := range args[2:] {
-				k, v, ok := strings.Cut(a, "=")
-				if !ok || k == "" {
-					return flagErrorf("%q is not key=value (the argument to complete comes first, e.g. language=Py)", a)
-				}
-				if i == 0 {
-					opts.Arg, opts.Value = k, v
-					continue
-				}
-				opts.Context[k] = v
+			if err := opts.pickArgument(args[2:]); err != nil {
+				return err
 			}
 			if err := opts.Output.validate(); err != nil {
 				return err
@@ -84,7 +76,53 @@ the same request for prompt argument values.`,
 	}
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
+	cmd.Flags().StringVar(&opts.Arg, "arg", "", "The argument to complete (default: the last one with an empty value, else the last one)")
 	return cmd
+}
+
+// pickArgument reads the key=value pairs: the one to complete is the one
+// --arg names (with an empty partial if it is not among them), else the
+// last one whose value is empty, else the last one, as a shell completes
+// the word being typed; the others are context.
+func (o *CompleteOptions) pickArgument(pairs []string) error {
+	type pair struct{ key, value string }
+	var given []pair
+	seen := map[string]bool{}
+	for _, a := range pairs {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || k == "" {
+			return flagErrorf("%q is not key=value (e.g. language=Py; an empty value asks for every completion: language=)", a)
+		}
+		if seen[k] {
+			return flagErrorf("argument %q is given more than once", k)
+		}
+		seen[k] = true
+		given = append(given, pair{k, v})
+	}
+	pick := -1
+	for i, p := range given {
+		switch {
+		case o.Arg != "":
+			if p.key == o.Arg {
+				pick = i
+			}
+		case p.value == "":
+			pick = i
+		}
+	}
+	if pick < 0 && o.Arg == "" {
+		pick = len(given) - 1
+	}
+	if pick >= 0 {
+		o.Arg, o.Value = given[pick].key, given[pick].value
+	}
+	o.Context = map[string]string{}
+	for i, p := range given {
+		if i != pick {
+			o.Context[p.key] = p.value
+		}
+	}
+	return nil
 }
 
 func completeRun(ctx context.Context, opts *CompleteOptions) error {

@@ -15,8 +15,19 @@ func TestNewCmdCompleteFlags(t *testing.T) {
 		want    CompleteOptions
 		wantErr string
 	}{
-		{name: "prompt with context", args: []string{"prompt", "summarize", "style=b", "text=hi", "--demo"},
+		{name: "the last is completed", args: []string{"prompt", "summarize", "text=hi", "style=b", "--demo"},
 			want: CompleteOptions{Kind: "prompt", Target: "summarize", Arg: "style", Value: "b", Context: map[string]string{"text": "hi"}}},
+		{name: "an empty value wins", args: []string{"prompt", "p", "department=", "name=Al", "--demo"},
+			want: CompleteOptions{Kind: "prompt", Target: "p", Arg: "department", Context: map[string]string{"name": "Al"}}},
+		{name: "the last empty value", args: []string{"prompt", "p", "department=Engineering", "a=", "name=", "--demo"},
+			want: CompleteOptions{Kind: "prompt", Target: "p", Arg: "name", Context: map[string]string{"department": "Engineering", "a": ""}}},
+		{name: "--arg names it", args: []string{"prompt", "p", "department=Eng", "name=", "--arg", "department", "--demo"},
+			want: CompleteOptions{Kind: "prompt", Target: "p", Arg: "department", Value: "Eng", Context: map[string]string{"name": ""}}},
+		{name: "--arg not given", args: []string{"prompt", "p", "--arg", "name", "department=Eng", "--demo"},
+			want: CompleteOptions{Kind: "prompt", Target: "p", Arg: "name", Context: map[string]string{"department": "Eng"}}},
+		{name: "--arg alone", args: []string{"prompt", "p", "--arg", "name", "--demo"},
+			want: CompleteOptions{Kind: "prompt", Target: "p", Arg: "name", Context: map[string]string{}}},
+		{name: "given twice", args: []string{"prompt", "p", "a=1", "a=2", "--demo"}, wantErr: `argument "a" is given more than once`},
 		{name: "empty partial", args: []string{"template", "demo://greeting/{name}", "name=", "--demo"},
 			want: CompleteOptions{Kind: "template", Target: "demo://greeting/{name}", Arg: "name", Context: map[string]string{}}},
 		{name: "value with =", args: []string{"prompt", "p", "q=a=b", "--demo"},

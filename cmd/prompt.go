@@ -22,6 +22,9 @@ type PromptOptions struct {
 	Name    string
 	Args    []string
 	SaveDir string
+	// AllowUnknown sends arguments the prompt does not declare
+	// (--allow-unknown), as call's flag does for a tool.
+	AllowUnknown bool
 }
 
 // NewCmdPrompt builds `mcpctl prompt`. runF replaces the run function in tests.
@@ -57,6 +60,7 @@ sent. A server that did not declare the "prompts" capability is not asked.`,
 	}
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
+	cmd.Flags().BoolVar(&opts.AllowUnknown, "allow-unknown", false, "Send arguments the prompt does not declare")
 	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs in messages; files there are never replaced (default: a new temporary folder)")
 	return cmd
 }
@@ -93,7 +97,7 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 	if prompt == nil {
 		return unknownPromptError(opts.Name, prompts)
 	}
-	if err := checkPromptArgs(prompt, args); err != nil {
+	if err := checkPromptArgs(prompt, args, opts.AllowUnknown); err != nil {
 		return err
 	}
 	res, err := s.GetPrompt(ctx, opts.Name, args)
@@ -141,9 +145,9 @@ func unknownPromptError(name string, prompts []client.Prompt) error {
 
 // checkPromptArgs checks the arguments against the prompt's declared ones
 // before anything is sent, as call checks a tool's against its
-// inputSchema: a missing required argument or an unknown one fails with
-// exit 5, every problem listed.
-func checkPromptArgs(p *client.Prompt, args map[string]string) error {
+// inputSchema: a missing required argument or an unknown one (unless
+// allowUnknown) fails with exit 5, every problem listed.
+func checkPromptArgs(p *client.Prompt, args map[string]string, allowUnknown bool) error {
 	declared := make([]string, len(p.Arguments))
 	var violations []schema.Violation
 	for i, a := range p.Arguments {
@@ -153,7 +157,7 @@ func checkPromptArgs(p *client.Prompt, args map[string]string) error {
 		}
 	}
 	for k := range args {
-		if slices.Contains(declared, k) {
+		if allowUnknown || slices.Contains(declared, k) {
 			continue
 		}
 		msg := "unknown argument"

@@ -15,6 +15,7 @@ func TestCheckPromptArgs(t *testing.T) {
 		name   string
 		prompt *client.Prompt
 		args   map[string]string
+		allow  bool     // --allow-unknown
 		want   []string // lines of the error after the headline; nil: no error
 	}{
 		{name: "all there", prompt: p, args: map[string]string{"text": "hi"}},
@@ -26,10 +27,12 @@ func TestCheckPromptArgs(t *testing.T) {
 		}},
 		{name: "unknown", prompt: p, args: map[string]string{"text": "a", "zzz": "b"}, want: []string{"/zzz: unknown argument (its arguments are: text, style)"}},
 		{name: "none taken", prompt: none, args: map[string]string{"x": "1"}, want: []string{"/x: unknown argument (the prompt takes none)"}},
+		{name: "unknown allowed", prompt: p, allow: true, args: map[string]string{"text": "a", "zzz": "b"}},
+		{name: "allowed, still required", prompt: p, allow: true, args: map[string]string{"txt": "a"}, want: []string{"/text: required argument is missing"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkPromptArgs(tt.prompt, tt.args)
+			err := checkPromptArgs(tt.prompt, tt.args, tt.allow)
 			if tt.want == nil {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -80,7 +83,7 @@ func TestArgumentsCheckFormat(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ios, _, _, errOut := Test()
-			err := argumentsCheck(NewFactory(ios), tool, tt.strict)(tt.args, nil)
+			err := argumentsCheck(NewFactory(ios), tool, tt.strict, false)(tt.args, nil)
 			if got := exitCode(err, false); got != tt.wantExit {
 				t.Errorf("exit %d (%v), want %d", got, err, tt.wantExit)
 			}

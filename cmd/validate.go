@@ -29,6 +29,9 @@ type ValidateOptions struct {
 	// SchemaFile, when set, is a JSON Schema file to check the arguments
 	// against, without any server.
 	SchemaFile string
+	// AllowUnknown accepts arguments the schema does not declare, as
+	// call's --allow-unknown sends them.
+	AllowUnknown bool
 	// ProbeUndeclared makes lint ask for the lists whose capability the
 	// server did not declare, too.
 	ProbeUndeclared bool
@@ -107,6 +110,7 @@ sensitivity low on a tool whose annotations say destructiveHint).`,
 	addOutputFlags(cmd, &opts.Output)
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
 	cmd.Flags().BoolVar(&opts.ProbeUndeclared, "probe-undeclared", false, "Lint: also ask for the lists whose capability the server did not declare (it must refuse them)")
+	cmd.Flags().BoolVar(&opts.AllowUnknown, "allow-unknown", false, "Accept arguments the schema does not declare, as call --allow-unknown sends them")
 	cmd.Flags().StringVar(&opts.SchemaFile, "schema", "", "Check the arguments against the JSON Schema in `FILE`, without a server")
 	return cmd
 }
@@ -130,6 +134,8 @@ func (o *ValidateOptions) validate() error {
 		return flagErrorf("--schema checks arguments against a local schema file, without a server: drop -s, --url, --demo or the server command (or drop --schema to check against a tool of the server)")
 	case o.ProbeUndeclared && !lintMode:
 		return flagErrorf("--probe-undeclared applies to the lint of a whole server: drop the tool and --schema")
+	case o.AllowUnknown && lintMode:
+		return flagErrorf("--allow-unknown applies to arguments: give a tool or --schema")
 	case o.ArgsJSON != "" && lintMode:
 		return flagErrorf("--args needs a tool or --schema, e.g. mcpctl validate --demo weather --args '{\"city\": \"Paris\"}'")
 	}
@@ -170,7 +176,7 @@ func validateToolRun(ctx context.Context, opts *ValidateOptions) error {
 	if err != nil {
 		return fmt.Errorf("the inputSchema of tool %q cannot be checked: %w (mcpctl validate without a tool lints the whole server)", tool.Name, err)
 	}
-	return checkArgs(opts, tool.InputSchema, compiled, fmt.Sprintf("the inputSchema of tool %q", tool.Name))
+	return checkArgs(opts, compiled, fmt.Sprintf("the inputSchema of tool %q", tool.Name))
 }
 
 // validateSchemaFileRun checks arguments against a schema file.
@@ -183,7 +189,7 @@ func validateSchemaFileRun(opts *ValidateOptions) error {
 	if err != nil {
 		return flagErrorf("--schema %s: %v", opts.SchemaFile, err)
 	}
-	return checkArgs(opts, raw, compiled, "the schema in "+opts.SchemaFile)
+	return checkArgs(opts, compiled, "the schema in "+opts.SchemaFile)
 }
 
 // argsReport is the -o json form of an arguments check. Warnings are the
@@ -194,13 +200,14 @@ type argsReport struct {
 	Warnings   []schema.Violation `json:"warnings,omitempty"`
 }
 
-// checkArgs parses the arguments, typed by inputSchema, validates them and
-// prints the outcome; what names the schema in messages.
-func checkArgs(opts *ValidateOptions, inputSchema []byte, compiled *schema.Schema, what string) error {
+// checkArgs parses the arguments, typed by the schema, validates them as
+// call does (an argument the schema does not declare included) and prints
+// the outcome; what names the schema in messages.
+func checkArgs(opts *ValidateOptions, compiled *schema.Schema, what string) error {
 	f := opts.Factory
 	// As for call: a value of the wrong type is one more violation.
 	var mismatches []schema.Violation
-	args, err := schema.ParseArgs(opts.Args, inputSchema, schema.ArgOptions{
+	args, err := compiled.ParseArgs(opts.Args, schema.ArgOptions{
 		Stdin:      f.IOStreams.In,
 		ArgsJSON:   opts.ArgsJSON,
 		Mismatches: &mismatches,
@@ -213,7 +220,8 @@ func checkArgs(opts *ValidateOptions, inputSchema []byte, compiled *schema.Schem
 	for _, w := range compiled.Warnings() {
 		p.Warning(w)
 	}
-	violations := schema.MergeViolations(mismatches, compiled.Validate(args))
+	found, unknown := compiled.ValidateArgs(args, opts.AllowUnknown)
+	violations := schema.MergeViolations(mismatches, found)
 	var format []schema.Violation
 	if !opts.Server.Strict {
 		violations, format = schema.SplitFormat(violations)
@@ -233,8 +241,11 @@ func checkArgs(opts *ValidateOptions, inputSchema []byte, compiled *schema.Schem
 		}
 	}
 	if len(violations) > 0 {
-		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("the arguments do not match %s (%d %s)",
-			what, len(violations), plural(len(violations), "problem", "problems"))}
+		msg := fmt.Sprintf("the arguments do not match %s (%d %s)", what, len(violations), plural(len(violations), "problem", "problems"))
+		if unknown > 0 {
+			msg += "; --allow-unknown accepts arguments it does not declare"
+		}
+		return &ExitCodeError{Code: ExitValidation, Msg: msg}
 	}
 	if !opts.Output.structured() {
 		fmt.Fprintln(f.IOStreams.ErrOut, "arguments are valid")

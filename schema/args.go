@@ -100,16 +100,16 @@ func parseArgs(args []string, view *argView, opts ArgOptions) (map[string]any, e
 			return nil, err
 		}
 	}
-	seen := make(map[string]bool, len(args))
+	given := argPaths{}
 	for _, a := range args {
 		key, isJSON, value, ok := splitArg(a)
 		if !ok {
 			return nil, &ArgError{Arg: a, Msg: "expected key=value, key:=json or key=@file"}
 		}
-		if seen[key] {
-			return nil, &ArgError{Arg: key, Msg: "given more than once"}
+		path, leaf := view.resolve(key)
+		if err := given.add(key, path); err != nil {
+			return nil, err
 		}
-		seen[key] = true
 		var (
 			v   any
 			err error
@@ -117,22 +117,87 @@ func parseArgs(args []string, view *argView, opts ArgOptions) (map[string]any, e
 		if isJSON {
 			v, err = jsonArg(key, value, opts)
 		} else {
-			v, err = valueArg(key, value, view.propertyType(key), opts)
+			v, err = valueArg(key, value, typeOf(leaf, 0), opts)
 			var mm *typeMismatch
 			if errors.As(err, &mm) {
 				if opts.Mismatches == nil {
 					return nil, mm.ArgError
 				}
-				*opts.Mismatches = append(*opts.Mismatches, Violation{Path: "/" + escapePointer(key), Keyword: "type", Msg: mm.msg})
+				*opts.Mismatches = append(*opts.Mismatches, Violation{Path: pointerOf(path), Keyword: "type", Msg: mm.msg})
 				v, err = mm.text, nil
 			}
 		}
 		if err != nil {
 			return nil, err
 		}
-		out[key] = v
+		if err := setPath(out, key, path, v); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
+}
+
+// argPaths are the property paths the arguments given so far set, and
+// every path they set something inside.
+type argPaths struct {
+	set    map[string]string // joined path → the key that set it
+	inside map[string]string // joined proper prefix → a key that set something in it
+}
+
+// add records the path key sets, refusing a key given twice and a key
+// that sets a whole object another key sets a field of (either way round).
+func (g *argPaths) add(key string, path []string) error {
+	if g.set == nil {
+		g.set, g.inside = map[string]string{}, map[string]string{}
+	}
+	join := func(p []string) string { return strings.Join(p, "\x00") }
+	full := join(path)
+	if _, dup := g.set[full]; dup {
+		return &ArgError{Arg: key, Msg: "given more than once"}
+	}
+	if other, ok := g.inside[full]; ok {
+		return &ArgError{Arg: key, Msg: fmt.Sprintf("sets the whole object %s sets a field of; give one or the other", other)}
+	}
+	for i := 1; i < len(path); i++ {
+		if other, ok := g.set[join(path[:i])]; ok {
+			return &ArgError{Arg: key, Msg: fmt.Sprintf("sets a field of %s, given whole; give one or the other", other)}
+		}
+	}
+	g.set[full] = key
+	for i := 1; i < len(path); i++ {
+		g.inside[join(path[:i])] = key
+	}
+	return nil
+}
+
+// setPath sets the property at path in out to v, creating the objects on
+// the way, or filling those --args gave.
+func setPath(out map[string]any, key string, path []string, v any) error {
+	m := out
+	for i, seg := range path[:len(path)-1] {
+		next, ok := m[seg]
+		if !ok {
+			obj := map[string]any{}
+			m[seg], m = obj, obj
+			continue
+		}
+		obj, ok := next.(map[string]any)
+		if !ok {
+			return &ArgError{Arg: key, Msg: fmt.Sprintf("%s is %s in --args, not an object to set a field in", strings.Join(path[:i+1], "."), article(kindOf(next)))}
+		}
+		m = obj
+	}
+	m[path[len(path)-1]] = v
+	return nil
+}
+
+// pointerOf is the JSON pointer of a property path.
+func pointerOf(path []string) string {
+	var b strings.Builder
+	for _, seg := range path {
+		b.WriteString("/" + escapePointer(seg))
+	}
+	return b.String()
 }
 
 // CheckFileSizes refuses, before anything else is done, the files named by

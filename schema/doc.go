@@ -55,4 +55,36 @@
 //
 // For key=@path, a string property receives the file's exact contents; for
 // other types one trailing newline is trimmed before the text is typed.
+//
+// # Nested fields
+//
+// A dotted key sets a field of a nested object, named as `mcpctl describe`
+// names nested fields: metadata.location=Paris gives
+// {"metadata": {"location": "Paris"}}, typed by the nested property's
+// schema (metadata.count=3 sends the integer 3 when count is an integer).
+// Fields set this way are merged into the object --args gives, and
+// key:=json still sets a whole object (metadata:='{"location":"Paris"}');
+// setting a whole object and a field of it in one call is an error. The
+// rule for a key holding dots, applied at each level:
+//
+//   - a property the schema declares by that exact name wins: with a
+//     property "a.b", a.b=1 sets it, not field b of a;
+//   - else the key nests into the longest dotted prefix that names a
+//     declared property describing an object (by "type" or "properties"),
+//     and the rest is resolved inside it by the same rule;
+//   - else the key is itself, dots and all. Without a schema (prompt
+//     arguments, sign request) dots never nest.
+//
+// # Unknown arguments
+//
+// [Schema.UnknownArgs] lists the keys the schema does not declare, at every
+// level it describes, however they were given (key=value, a dotted key,
+// key:=json or the --args object). This is mcpctl's rule, stricter than
+// JSON Schema, where a missing additionalProperties allows anything: a key
+// is refused unless declared (in properties or patternProperties) or the
+// object's schema explicitly allows others (additionalProperties or
+// unevaluatedProperties true or a schema). A nested object whose schema
+// declares no properties at all is free-form. mcpctl call and validate
+// apply the rule; their --allow-unknown lifts it, which does not lift an
+// explicit additionalProperties: false (--no-validate sends anyway).
 package schema

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -94,12 +95,16 @@ func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage, e
 // references the library has already resolved. A Schema builds it once.
 type argView struct {
 	props map[string]*jsonschema.Schema // nil for a schema that did not compile
+	root  *jsonschema.Schema
+	// shapes holds the objectShape of each subschema a key was resolved
+	// or checked in (*jsonschema.Schema → *objectShape).
+	shapes sync.Map
 }
 
 // view returns the schema's argView, building it on first use.
 func (s *Schema) view() *argView {
 	s.viewOnce.Do(func() {
-		s.args = &argView{props: s.compiled.Properties}
+		s.args = &argView{props: s.compiled.Properties, root: s.compiled}
 	})
 	return s.args
 }

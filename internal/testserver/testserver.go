@@ -49,6 +49,9 @@
 //     (see longnamesmode.go).
 //   - secrets: tool login, whose inputSchema marks password and
 //     profile.token writeOnly (see secretsmode.go).
+//   - args: tools links, open, labels and place, each answering with the
+//     arguments it received: undeclared, open and nested arguments (see
+//     argsmode.go).
 //   - surface-v1, surface-v2, surface-v3: three versions of one surface
 //     for mcpctl snapshot and diff (see surfacemode.go).
 //
@@ -92,7 +95,7 @@ const (
 
 // modeNames lists the modes in the order usage shows them.
 func modeNames() []string {
-	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3", "secrets"}
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3", "secrets", "args"}
 }
 
 // modeFunc runs one mode until its client goes away and returns the exit
@@ -132,6 +135,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		return headersMode, true
 	case "secrets": // secretsmode.go: writeOnly arguments, for the audit trail's masking
 		return secretsMode, true
+	case "args": // argsmode.go: undeclared, open and nested arguments
+		return argsMode, true
 	case "tasks": // tasksmode.go: tool calls as tasks, both eras
 		return tasksMode, true
 	case "watch": // watchmode.go: changes on demand, for mcpctl watch
