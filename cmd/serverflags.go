@@ -101,6 +101,11 @@ type ServerOptions struct {
 	// official schema. The session then checks its results on its own,
 	// outside the run's --strict verdict (test attributes them to steps).
 	OnViolation func(msg string)
+	// SurfaceFeatures (not a flag) declares the fixed client capabilities
+	// of snapshot and diff ([surfaceCapabilities]) whatever the terminal,
+	// so that a server that adapts its tools to them offers the same ones
+	// on every run.
+	SurfaceFeatures bool
 	// Extensions (not a flag) are the extensions the command declares under
 	// the client's capabilities.extensions, by identifier (skills declares
 	// io.modelcontextprotocol/skills).
