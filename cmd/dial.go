@@ -64,6 +64,9 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session.Sessi
 		OnEvent:         f.eventPrinter(o.Verbose),
 		OnProtocolWarning: func(msg string) {
 			f.Warner().Warn(violationKind, protocolViolation(red.String(msg)))
+			if o.OnViolation != nil {
+				o.OnViolation(red.String(msg))
+			}
 		},
 	}
 	if o.OnStdoutNoise != nil && !o.Demo && o.URL == "" {
@@ -104,6 +107,9 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session.Sessi
 	}
 	if !o.LintsResults {
 		rc := f.resultChecks(o.Strict)
+		if o.OnViolation != nil {
+			rc = f.observedResultChecks(o.OnViolation)
+		}
 		// The revision results are likely to come in, compiled while the
 		// server starts.
 		likely := o.ProtocolVersion
@@ -181,6 +187,21 @@ func (f *Factory) resultChecks(strict bool) *session.ResultChecks {
 		r.SetStrict()
 	}
 	return r
+}
+
+// observedResultChecks returns checks of one session's results whose
+// violations go to observe besides the warning: the caller judges them
+// (test, step by step), so they are not the run's --strict verdict.
+func (f *Factory) observedResultChecks(observe func(string)) *session.ResultChecks {
+	return &session.ResultChecks{
+		Warn: func(kind, msg string) {
+			f.Warner().Warn(kind, msg)
+			if kind == session.KindSchemaViolation {
+				observe(msg)
+			}
+		},
+		Redact: f.Redactor().String,
+	}
 }
 
 // transport builds the transport o describes, wrapped in a trace when
@@ -269,7 +290,7 @@ func (f *Factory) transport(o *ServerOptions, closers *[]func() error) (transpor
 			MaxMessageSize: o.MaxMessageSize,
 			Dir:            o.Cwd,
 			Stderr:         stderr,
-			OnViolation:    violationReporter(f.Warner(), o.OnStdoutNoise),
+			OnViolation:    violationReporter(f.Warner(), o.OnStdoutNoise, o.OnViolation),
 			Grace:          o.Grace,
 		}
 	}

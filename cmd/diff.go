@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -113,6 +114,11 @@ func diffRun(ctx context.Context, opts *DiffOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if opts.New == "" && len(old.ClientCapabilities) == 0 {
+		opts.Factory.printer().Warning(fmt.Sprintf("%s does not record the client capabilities it was taken with (an older mcpctl): a server that adapts its tools to them may show changes that are not; take it again with mcpctl snapshot", opts.Old))
+	} else if len(old.ClientCapabilities) > 0 && len(new.ClientCapabilities) > 0 && !bytes.Equal(old.ClientCapabilities, new.ClientCapabilities) {
+		opts.Factory.printer().Warning(fmt.Sprintf("the snapshots were taken with different client capabilities (%s, then %s): a server that adapts its tools to them may show changes that are not", old.ClientCapabilities, new.ClientCapabilities))
 	}
 	changes := surface.Diff(old, new)
 	p := opts.Factory.printer()

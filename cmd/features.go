@@ -36,6 +36,9 @@ type clientFeatures struct {
 // directory, or a --sample or --elicit that cannot be read, is a usage
 // error.
 func (f *Factory) features(o *ServerOptions) (*clientFeatures, error) {
+	if o.SurfaceFeatures {
+		return f.surfaceFeatures(o)
+	}
 	cf := &clientFeatures{Capabilities: map[string]any{}, Handlers: map[string]client.RequestHandler{}}
 	p := f.prompter(o)
 	if len(o.Roots) > 0 {
@@ -92,6 +95,56 @@ func (f *Factory) features(o *ServerOptions) (*clientFeatures, error) {
 		cf.Capabilities["elicitation"] = el.Capability()
 		cf.Handlers["elicitation/create"] = el.Handler()
 	}
+	return cf, nil
+}
+
+// surfaceCapabilities are the client capabilities snapshot and diff
+// declare, on a terminal or not, and record in the snapshot: roots,
+// sampling and form elicitation, the features mcpctl can answer without a
+// person, so the surface is what a capable client sees. URL elicitation is
+// left out: it needs a browser.
+func surfaceCapabilities() map[string]any {
+	return map[string]any{
+		"roots":       map[string]any{"listChanged": true},
+		"sampling":    map[string]any{},
+		"elicitation": map[string]any{"form": map[string]any{}},
+	}
+}
+
+// surfaceFeatures declares [surfaceCapabilities] and answers them without
+// asking anyone: roots/list with the --root folders (none by default),
+// sampling with --sample (declined by default), elicitation with --elicit
+// (declined by default).
+func (f *Factory) surfaceFeatures(o *ServerOptions) (*clientFeatures, error) {
+	cf := &clientFeatures{Capabilities: surfaceCapabilities(), Handlers: map[string]client.RequestHandler{}}
+	var list []client.Root
+	for _, dir := range o.Roots {
+		r, err := client.RootFromDir(dir)
+		if err != nil {
+			return nil, flagErrorf("--root: %v", err)
+		}
+		list = append(list, r)
+	}
+	cf.Roots = client.NewRoots(list)
+	cf.Handlers["roots/list"] = cf.Roots.Handler()
+	answer := client.SampleDecline()
+	if o.Sample != "" {
+		var err error
+		if answer, err = f.sampleSource(o); err != nil {
+			return nil, err
+		}
+	}
+	s := &client.Sampling{Answer: answer, Warn: f.featureWarn}
+	cf.Handlers["sampling/createMessage"] = s.Handler()
+	el := &client.Elicitation{Action: "decline"}
+	if o.Elicit != "" {
+		var err error
+		if el, err = elicitation(o.Elicit); err != nil {
+			return nil, err
+		}
+	}
+	el.Warn = f.featureWarn
+	cf.Handlers["elicitation/create"] = el.Handler()
 	return cf, nil
 }
 

@@ -247,3 +247,35 @@ func TestSampleTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestSurfaceFeaturesFixed checks that snapshot and diff declare the same
+// client capabilities on a terminal and off one, while other commands
+// declare sampling and elicitation only where a person can answer.
+func TestSurfaceFeaturesFixed(t *testing.T) {
+	t.Parallel()
+	declared := func(tty, surfaceFeatures bool) map[string]any {
+		ios, _, _, _ := Test()
+		ios.SetStdinTTY(tty)
+		ios.SetStderrTTY(tty)
+		ios.SetStdoutTTY(tty)
+		cf, err := NewFactory(ios).features(&ServerOptions{SurfaceFeatures: surfaceFeatures})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []string{"roots/list", "sampling/createMessage", "elicitation/create"} {
+			if surfaceFeatures && cf.Handlers[m] == nil {
+				t.Errorf("tty=%t: no handler for %s", tty, m)
+			}
+		}
+		return cf.Capabilities
+	}
+	if d := cmp.Diff(surfaceCapabilities(), declared(false, true)); d != "" {
+		t.Errorf("off a terminal (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(surfaceCapabilities(), declared(true, true)); d != "" {
+		t.Errorf("on a terminal (-want +got):\n%s", d)
+	}
+	if cmp.Equal(declared(false, false), declared(true, false)) {
+		t.Error("without SurfaceFeatures a terminal changes nothing: the test no longer shows what it guards against")
+	}
+}

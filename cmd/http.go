@@ -20,7 +20,7 @@ import (
 func (f *Factory) httpOptions(o *ServerOptions) (transport.HTTPOptions, error) {
 	ios := f.IOStreams
 	red := f.Redactor()
-	opts := transport.HTTPOptions{URL: o.URL, Header: http.Header{}, OnViolation: violationReporter(f.Warner(), nil),
+	opts := transport.HTTPOptions{URL: o.URL, Header: http.Header{}, OnViolation: violationReporter(f.Warner(), nil, o.OnViolation),
 		MaxMessageSize: o.MaxMessageSize, Redactor: red}
 	for _, h := range o.Headers {
 		name, value, err := parseHeader(h)

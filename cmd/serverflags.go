@@ -93,6 +93,19 @@ type ServerOptions struct {
 	// stdio server wrote to stdout that is not a JSON-RPC message, one
 	// description per line (validate's lint reports them as errors).
 	OnStdoutNoise func(msg string)
+	// OnViolation (not a flag) receives, besides the warning, each protocol
+	// violation the session sees, worded as the warning is: a line on a
+	// stdio server's stdout that is not JSON-RPC, an HTTP server's
+	// misbehaviour, a problem the client reports with a server message
+	// (a response whose id matches no request…), a result breaking the
+	// official schema. The session then checks its results on its own,
+	// outside the run's --strict verdict (test attributes them to steps).
+	OnViolation func(msg string)
+	// SurfaceFeatures (not a flag) declares the fixed client capabilities
+	// of snapshot and diff ([surfaceCapabilities]) whatever the terminal,
+	// so that a server that adapts its tools to them offers the same ones
+	// on every run.
+	SurfaceFeatures bool
 	// Extensions (not a flag) are the extensions the command declares under
 	// the client's capabilities.extensions, by identifier (skills declares
 	// io.modelcontextprotocol/skills).

@@ -78,6 +78,7 @@ func snapshotRun(ctx context.Context, opts *SnapshotOptions) error {
 // takeSnapshot connects to the server o names and takes the snapshot of
 // its surface, listing every list its capabilities announce.
 func takeSnapshot(ctx context.Context, f *Factory, o *ServerOptions) (*surface.Snapshot, error) {
+	o.SurfaceFeatures = true
 	s, err := f.Connect(ctx, o)
 	if err != nil {
 		return nil, err
@@ -92,6 +93,8 @@ func takeSnapshot(ctx context.Context, f *Factory, o *ServerOptions) (*surface.S
 		ProtocolVersion: init.ProtocolVersion,
 		Era:             s.Era(),
 		Capabilities:    init.Capabilities,
+		// What the server saw: it may adapt its lists to them.
+		ClientCapabilities: surfaceCapabilities(),
 	}
 	lists := map[string]*[]json.RawMessage{
 		"tools": &src.Tools, "resources": &src.Resources, "templates": &src.ResourceTemplates, "prompts": &src.Prompts,

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/render"
+	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/testrun"
 )
 
@@ -119,8 +121,8 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 	}
 	// Files run at once with --parallel, handshakes included: the
 	// Factory builds its shared parts under locks.
-	connect := func(ctx context.Context, file *testrun.File, s *testrun.Server, notify func(client.Notification)) (testrun.Session, error) {
-		return testConnect(ctx, opts, file, s, notify)
+	connect := func(ctx context.Context, file *testrun.File, s *testrun.Server, hooks testrun.Hooks) (testrun.Session, error) {
+		return testConnect(ctx, opts, file, s, hooks)
 	}
 	results := testrun.Run(ctx, paths, testrun.Options{
 		Connect:  connect,
@@ -128,6 +130,7 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 		Run:      re,
 		Repeat:   opts.Repeat,
 		Parallel: opts.Parallel,
+		Strict:   opts.Server.Strict,
 	})
 	ios := f.IOStreams
 	if opts.Format == "json" {
@@ -177,12 +180,13 @@ func writeReportFile(path string, appendTo bool, write func(*os.File) error) err
 
 // testConnect connects for one file: the command line's server when it
 // names one, else the file's.
-func testConnect(ctx context.Context, opts *TestOptions, file *testrun.File, fs *testrun.Server, notify func(client.Notification)) (testrun.Session, error) {
+func testConnect(ctx context.Context, opts *TestOptions, file *testrun.File, fs *testrun.Server, hooks testrun.Hooks) (testrun.Session, error) {
 	o := opts.Server // a copy: files connect at once
 	o.Lazy = true
 	// Notifications go to the runner's expectations, not to stderr
-	// between its lines.
-	o.OnNotification = notify
+	// between its lines; violations to the step that saw them.
+	o.OnNotification = hooks.Notify
+	o.OnViolation = hooks.Violation
 	given := o.Demo || o.URL != "" || o.Server != "" || len(o.Command) > 0
 	if !given {
 		if fs == nil {
@@ -222,8 +226,16 @@ func testConnect(ctx context.Context, opts *TestOptions, file *testrun.File, fs 
 	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return testSession{s}, nil
 }
+
+// testSession is a session as the runner needs it: Settle waits for the
+// checks of the results received so far, so that a violation is reported
+// as the step's that received it.
+type testSession struct{ *session.Session }
+
+// Settle implements [testrun.Settler].
+func (s testSession) Settle() { s.Checks().Wait() }
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
@@ -246,33 +258,35 @@ func testInit(ctx context.Context, opts *TestOptions) error {
 	}
 	o := opts.Server
 	o.Lazy = true
+	// Notifications go nowhere: the probe's calls would print them.
+	o.OnNotification = func(client.Notification) {}
 	s, err := f.Connect(ctx, &o)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	tools, err := s.ListTools(ctx)
-	if err != nil {
-		return fmt.Errorf("listing the tools of %s: %w", s.Name(), err)
-	}
 	// Headers and env are left out: they may hold secrets.
 	server := &testrun.Server{Command: opts.Server.Command, URL: opts.Server.URL, Name: opts.Server.Server}
 	if opts.Server.Demo || (len(server.Command) == 0 && server.URL == "" && server.Name == "") {
 		server = nil
 	}
-	data, err := testrun.Starter(server, tools)
+	res, err := testrun.Init(ctx, testSession{s}, path, server)
 	if err != nil {
-		return fmt.Errorf("--init: %w", err)
+		return fmt.Errorf("--init: %s: %w", s.Name(), err)
 	}
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("--init: %w", err)
 		}
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := os.WriteFile(path, res.File, 0o644); err != nil {
 		return fmt.Errorf("--init: %w", err)
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "wrote %s (%d tools); run mcpctl test --update %s to write its snapshot\n", path, len(tools), path)
+	errOut := f.IOStreams.ErrOut
+	for _, n := range res.Notes {
+		fmt.Fprintln(errOut, "mcpctl: "+f.Redactor().String(render.Sanitize(n)))
+	}
+	fmt.Fprintf(errOut, "wrote %s (%d smoke tests for %d tools) and %s; run mcpctl test %s\n", path, res.Tests, res.Tools, res.Snapshot, path)
 	return nil
 }
 

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,9 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/lint"
 	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/session"
+	"github.com/mcpctl/mcpctl/testrun"
 )
 
 // ValidateOptions are the options of `mcpctl validate`.
@@ -35,6 +40,10 @@ type ValidateOptions struct {
 	// ProbeUndeclared makes lint ask for the lists whose capability the
 	// server did not declare, too.
 	ProbeUndeclared bool
+	// CallTools makes lint call each tool once with example arguments
+	// (--call-tools), so that what a server writes to stdout while a tool
+	// runs is found too.
+	CallTools bool
 }
 
 // NewCmdValidate builds `mcpctl validate`. runF replaces the run function in
@@ -111,6 +120,7 @@ sensitivity low on a tool whose annotations say destructiveHint).`,
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
 	cmd.Flags().BoolVar(&opts.ProbeUndeclared, "probe-undeclared", false, "Lint: also ask for the lists whose capability the server did not declare (it must refuse them)")
 	cmd.Flags().BoolVar(&opts.AllowUnknown, "allow-unknown", false, "Accept arguments the schema does not declare, as call --allow-unknown sends them")
+	cmd.Flags().BoolVar(&opts.CallTools, "call-tools", false, "Lint: also call each tool once with minimal example arguments, to find stdout noise while tools run")
 	cmd.Flags().StringVar(&opts.SchemaFile, "schema", "", "Check the arguments against the JSON Schema in `FILE`, without a server")
 	return cmd
 }
@@ -132,6 +142,8 @@ func (o *ValidateOptions) validate() error {
 	switch {
 	case o.SchemaFile != "" && o.Server.chosen():
 		return flagErrorf("--schema checks arguments against a local schema file, without a server: drop -s, --url, --demo or the server command (or drop --schema to check against a tool of the server)")
+	case o.CallTools && !lintMode:
+		return flagErrorf("--call-tools applies to the lint of a whole server: drop the tool and --schema")
 	case o.ProbeUndeclared && !lintMode:
 		return flagErrorf("--probe-undeclared applies to the lint of a whole server: drop the tool and --schema")
 	case o.AllowUnknown && lintMode:
@@ -288,6 +300,11 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 	if err != nil {
 		return fmt.Errorf("linting %s: %w", s.Name(), err)
 	}
+	if opts.CallTools {
+		if err := callEachTool(ctx, f, s); err != nil {
+			return err
+		}
+	}
 	noiseMu.Lock()
 	srv.StdoutNoise = slices.Clone(noise)
 	noiseMu.Unlock()
@@ -312,6 +329,48 @@ func lintRun(ctx context.Context, opts *ValidateOptions) error {
 	fmt.Fprintf(f.IOStreams.ErrOut, "%d %s, %d %s\n", errs, plural(errs, "error", "errors"), warnings, plural(warnings, "warning", "warnings"))
 	if errs > 0 || opts.Server.Strict && warnings > 0 {
 		return &ExitCodeError{Code: ExitValidation} // the summary said why
+	}
+	return nil
+}
+
+// callEachTool calls every tool of s once, with the minimal arguments its
+// inputSchema allows (as test --init writes them) and as a task when call
+// would make one, for lint to see what the server writes meanwhile. What a
+// call returns, a JSON-RPC error or isError included, is no finding: the
+// arguments are only examples.
+func callEachTool(ctx context.Context, f *Factory, s *session.Session) error {
+	tools, err := s.ListTools(ctx)
+	if err != nil {
+		return fmt.Errorf("--call-tools: listing the tools of %s: %w", s.Name(), err)
+	}
+	p := f.printer()
+	for i := range tools {
+		t := &tools[i]
+		args, err := testrun.ExampleArguments(t.InputSchema)
+		if err != nil {
+			p.Warning(fmt.Sprintf("--call-tools: not calling tool %q: %v", t.Name, err))
+			continue
+		}
+		asTask, err := s.PlanTask(t, client.TaskAuto)
+		if err != nil {
+			p.Warning(fmt.Sprintf("--call-tools: not calling tool %q: %v", t.Name, err))
+			continue
+		}
+		if asTask {
+			var data json.RawMessage
+			if data, err = client.MarshalArguments(args); err == nil {
+				_, err = s.CallToolTask(ctx, t.Name, data, client.CallOptions{}, client.TaskOptions{})
+			}
+		} else {
+			_, err = s.CallTool(ctx, t.Name, args, client.CallOptions{})
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var rpc *client.RPCError
+		if err != nil && !errors.As(err, &rpc) {
+			p.Warning(fmt.Sprintf("--call-tools: calling tool %q: %v", t.Name, err))
+		}
 	}
 	return nil
 }

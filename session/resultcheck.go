@@ -15,6 +15,14 @@ const (
 	maxQueuedBytes   = 64 << 20
 )
 
+// The kinds of warning [ResultChecks.Warn] reports.
+const (
+	// KindSchemaViolation: a result breaks the official schema.
+	KindSchemaViolation = "schema violation"
+	// KindResultCheck: a result could not be checked.
+	KindResultCheck = "result check"
+)
+
 // ResultChecks validates every result a session receives against the
 // official schema of the negotiated revision. A violation is a warning
 // naming the JSON pointer and the definition; with Strict the run then
@@ -140,7 +148,7 @@ func (r *ResultChecks) Wait() {
 	r.mu.Unlock()
 	r.idle.Signal()
 	if dropped > 0 {
-		r.warn("result check", fmt.Sprintf("mcpctl: warning: %d results were not checked against the official schema: the checks fell behind (at most %d results wait to be checked)", dropped, maxQueuedResults))
+		r.warn(KindResultCheck, fmt.Sprintf("mcpctl: warning: %d results were not checked against the official schema: the checks fell behind (at most %d results wait to be checked)", dropped, maxQueuedResults))
 	}
 }
 
@@ -159,7 +167,7 @@ func (r *ResultChecks) run(method, version string, result json.RawMessage) {
 	if err != nil {
 		// Too large to check, or not JSON (the client reports that itself).
 		if _, tooLarge := err.(*schema.TooLargeError); !tooLarge {
-			r.warn("result check", fmt.Sprintf("mcpctl: warning: %s result not checked against the official schema: %v", method, err))
+			r.warn(KindResultCheck, fmt.Sprintf("mcpctl: warning: %s result not checked against the official schema: %v", method, err))
 		}
 		return
 	}
@@ -170,7 +178,7 @@ func (r *ResultChecks) run(method, version string, result json.RawMessage) {
 	r.count += len(vs)
 	r.mu.Unlock()
 	for _, v := range vs {
-		r.warn("schema violation", fmt.Sprintf("mcpctl: warning: %s result breaks the official %s schema: %s", method, version, v.String()))
+		r.warn(KindSchemaViolation, fmt.Sprintf("mcpctl: warning: %s result breaks the official %s schema: %s", method, version, v.String()))
 	}
 }
 

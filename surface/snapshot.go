@@ -33,12 +33,17 @@ type Snapshot struct {
 	Server          Server `json:"server"`
 	ProtocolVersion string `json:"protocolVersion"`
 	// Era is "legacy" (initialize) or "modern" (server/discover).
-	Era               string          `json:"era,omitempty"`
-	Capabilities      json.RawMessage `json:"capabilities"`
-	Tools             []Item          `json:"tools"`
-	Resources         []Item          `json:"resources"`
-	ResourceTemplates []Item          `json:"resourceTemplates"`
-	Prompts           []Item          `json:"prompts"`
+	Era          string          `json:"era,omitempty"`
+	Capabilities json.RawMessage `json:"capabilities"`
+	// ClientCapabilities are the capabilities the client declared when
+	// the snapshot was taken: a server may offer other tools to a client
+	// that declares others. Absent from snapshots of mcpctl before it
+	// recorded them.
+	ClientCapabilities json.RawMessage `json:"clientCapabilities,omitempty"`
+	Tools              []Item          `json:"tools"`
+	Resources          []Item          `json:"resources"`
+	ResourceTemplates  []Item          `json:"resourceTemplates"`
+	Prompts            []Item          `json:"prompts"`
 }
 
 // Server is the serverInfo of a snapshot, with the server's instructions.
@@ -107,6 +112,9 @@ type Source struct {
 	ProtocolVersion string
 	Era             string
 	Capabilities    map[string]json.RawMessage
+	// ClientCapabilities are the capabilities the client declared; nil
+	// records none.
+	ClientCapabilities map[string]any
 	// Tools, Resources, ResourceTemplates and Prompts are the items of
 	// tools/list, resources/list, resources/templates/list and
 	// prompts/list.
@@ -127,6 +135,15 @@ func Take(src Source) (*Snapshot, error) {
 		return nil, fmt.Errorf("reading the capabilities: %w", err)
 	}
 	s := &Snapshot{Format: FormatVersion, Server: src.Server, ProtocolVersion: src.ProtocolVersion, Era: src.Era, Capabilities: caps}
+	if src.ClientCapabilities != nil {
+		cc, err := json.Marshal(src.ClientCapabilities)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the client capabilities: %w", err)
+		}
+		if s.ClientCapabilities, err = Canonical(cc); err != nil {
+			return nil, fmt.Errorf("reading the client capabilities: %w", err)
+		}
+	}
 	raw := map[string][]json.RawMessage{"tool": src.Tools, "resource": src.Resources, "template": src.ResourceTemplates, "prompt": src.Prompts}
 	for _, k := range Kinds() {
 		items := make([]Item, 0, len(raw[k.Name]))
@@ -250,6 +267,13 @@ func Parse(data []byte) (*Snapshot, error) {
 	}
 	if len(s.Capabilities) == 0 {
 		s.Capabilities = json.RawMessage("{}")
+	}
+	if len(s.ClientCapabilities) > 0 {
+		cc, err := Canonical(s.ClientCapabilities)
+		if err != nil {
+			return nil, fmt.Errorf("clientCapabilities: %w", err)
+		}
+		s.ClientCapabilities = cc
 	}
 	return &s, nil
 }

@@ -68,8 +68,12 @@ type Test struct {
 	Complete *CompleteStep `yaml:"complete,omitempty" json:"complete,omitempty"`
 	// Args are the call's or prompt's arguments; strings are typed by
 	// the tool's inputSchema as key=value on the command line is.
-	Args   map[string]any `yaml:"args,omitempty" json:"args,omitempty"`
-	Expect Expect         `yaml:"expect,omitempty" json:"expect,omitempty"`
+	Args map[string]any `yaml:"args,omitempty" json:"args,omitempty"`
+	// Task runs a call as a task when the tool's execution.taskSupport is
+	// "optional", as call --task does; a tool whose taskSupport is
+	// "required" runs as one without it.
+	Task   bool   `yaml:"task,omitempty" json:"task,omitempty"`
+	Expect Expect `yaml:"expect,omitempty" json:"expect,omitempty"`
 	// Capture maps a name to a jq expression on the result; later steps
 	// of the file use the value as ${name}.
 	Capture map[string]string `yaml:"capture,omitempty" json:"capture,omitempty"`
@@ -181,6 +185,9 @@ func (f *File) check() error {
 		}
 		if n != 1 {
 			return fmt.Errorf("test %q needs exactly one of call, read, prompt, list or complete", t.Name)
+		}
+		if t.Task && t.Call == "" {
+			return fmt.Errorf("test %q: task applies to a call", t.Name)
 		}
 		if c := t.Complete; c != nil && ((c.Prompt == "") == (c.Template == "") || c.Argument == "") {
 			return fmt.Errorf("test %q: complete needs an argument and exactly one of prompt or template", t.Name)

@@ -139,6 +139,8 @@ type junitSuite struct {
 	Skipped  int         `xml:"skipped,attr"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
+	// SystemErr lists the protocol violations seen outside every test.
+	SystemErr string `xml:"system-err,omitempty"`
 }
 
 type junitCase struct {
@@ -148,6 +150,8 @@ type junitCase struct {
 	Failure   *junitMessage `xml:"failure,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
 	Skipped   *struct{}     `xml:"skipped,omitempty"`
+	// SystemErr lists the protocol violations seen while the test ran.
+	SystemErr string `xml:"system-err,omitempty"`
 }
 
 type junitMessage struct {
@@ -160,18 +164,21 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // WriteJUnit writes the results as JUnit XML: a testsuite per file, a
 // testcase per test, a failure with the message for each failed test and
-// an error testcase for a file that could not run.
+// an error testcase for a file that could not run. Protocol violations are
+// listed in the system-err of the testcase they were seen in, or of the
+// testsuite when seen outside every test; under --strict they are failures
+// too (of the test, or of the [SessionTest] testcase).
 func WriteJUnit(w io.Writer, results []FileResult) error {
 	var doc junitSuites
 	for _, f := range results {
-		s := junitSuite{Name: f.Path, Time: seconds(f.Duration)}
+		s := junitSuite{Name: f.Path, Time: seconds(f.Duration), SystemErr: strings.Join(f.Violations, "\n")}
 		if f.Err != nil {
 			s.Tests, s.Errors = 1, 1
 			s.Cases = append(s.Cases, junitCase{Name: "(server)", Classname: f.Path, Time: seconds(f.Duration),
 				Error: &junitMessage{Message: firstLine(f.Error), Type: "error", Text: f.Error}})
 		}
 		for _, t := range f.Tests {
-			c := junitCase{Name: t.Name, Classname: f.Path}
+			c := junitCase{Name: t.Name, Classname: f.Path, SystemErr: strings.Join(t.Violations, "\n")}
 			if len(t.Durations) > 0 {
 				c.Time = seconds(t.Durations[0])
 			} else {
@@ -183,7 +190,11 @@ func WriteJUnit(w io.Writer, results []FileResult) error {
 				c.Skipped = &struct{}{}
 				s.Skipped++
 			case !t.Passed:
-				c.Failure = &junitMessage{Message: firstLine(t.Failure), Type: "failure", Text: t.Failure}
+				typ := "failure"
+				if t.Name == SessionTest {
+					typ = "protocol violation"
+				}
+				c.Failure = &junitMessage{Message: firstLine(t.Failure), Type: typ, Text: t.Failure}
 				s.Failures++
 			}
 			s.Cases = append(s.Cases, c)

@@ -25,6 +25,10 @@ type Session interface {
 	ListResourceTemplates(ctx context.Context) ([]client.ResourceTemplate, error)
 	ListPrompts(ctx context.Context) ([]client.Prompt, error)
 	CallTool(ctx context.Context, name string, args map[string]any, opts client.CallOptions) (*client.CallToolResult, error)
+	// PlanTask and CallToolTask are how `mcpctl call` decides on and
+	// makes a call as a task; the runner uses the same decision.
+	PlanTask(tool *client.Tool, mode client.TaskMode) (bool, error)
+	CallToolTask(ctx context.Context, name string, args json.RawMessage, opts client.CallOptions, topts client.TaskOptions) (*client.CallToolResult, error)
 	ReadResource(ctx context.Context, uri string) (*client.ReadResourceResult, error)
 	GetPrompt(ctx context.Context, name string, args map[string]string) (*client.GetPromptResult, error)
 	SetLogLevel(ctx context.Context, level string) error
@@ -32,12 +36,31 @@ type Session interface {
 	Close() error
 }
 
+// Settler is a [Session] that checks results in the background: Settle
+// returns once the results received so far are checked, so that the
+// violations found in a step's results are reported as that step's.
+type Settler interface {
+	Settle()
+}
+
+// Hooks are what a session tells the runner besides its answers.
+type Hooks struct {
+	// Notify receives every server notification (on the client's read
+	// loop, as client.Options.OnNotification).
+	Notify func(client.Notification)
+	// Violation receives each protocol violation the session sees, worded
+	// for a report: a line on a stdio server's stdout that is not
+	// JSON-RPC, a response whose id matches no request, a result that
+	// breaks the official schema. It may run on any goroutine and must not
+	// block.
+	Violation func(msg string)
+}
+
 // Connector starts or reaches the server for a file; server is the
-// file's own selection, nil when it has none. The session must pass every
-// server notification to notify (on the client's read loop, as
-// client.Options.OnNotification). An error means the file's tests cannot
-// run; the caller decides its exit code.
-type Connector func(ctx context.Context, file *File, server *Server, notify func(client.Notification)) (Session, error)
+// file's own selection, nil when it has none. The session must pass what
+// it sees to hooks. An error means the file's tests cannot run; the
+// caller decides its exit code.
+type Connector func(ctx context.Context, file *File, server *Server, hooks Hooks) (Session, error)
 
 // Options control a run.
 type Options struct {
@@ -52,7 +75,17 @@ type Options struct {
 	Repeat int
 	// Parallel is how many files run at once (at least one).
 	Parallel int
+	// Strict makes protocol violations failures: one seen while a step
+	// runs fails that step; one seen outside every step (while connecting,
+	// between steps, while closing) fails the pseudo-test [SessionTest]
+	// added to the file's results. Without Strict they are only listed.
+	Strict bool
 }
+
+// SessionTest is the name of the pseudo-test that carries, under
+// [Options.Strict], the protocol violations a file's session showed
+// outside every step.
+const SessionTest = "(session)"
 
 // FileResult is the outcome of one file.
 type FileResult struct {
@@ -63,6 +96,9 @@ type FileResult struct {
 	Err      error         `json:"-"`
 	Error    string        `json:"error,omitempty"`
 	Duration time.Duration `json:"-"`
+	// Violations are the protocol violations seen outside every step;
+	// under [Options.Strict] they fail the [SessionTest] pseudo-test too.
+	Violations []string `json:"violations,omitempty"`
 }
 
 // TestResult is the outcome of one test over its repeats.
@@ -72,8 +108,11 @@ type TestResult struct {
 	Skipped bool   `json:"skipped,omitempty"`
 	// Failure says what did not hold, with expected and actual values
 	// and a diff where that helps.
-	Failure   string          `json:"failure,omitempty"`
-	Durations []time.Duration `json:"-"`
+	Failure string `json:"failure,omitempty"`
+	// Violations are the protocol violations seen while the test ran;
+	// under [Options.Strict] they fail it.
+	Violations []string        `json:"violations,omitempty"`
+	Durations  []time.Duration `json:"-"`
 	// MS, P50MS and P95MS are in milliseconds: the first run's duration
 	// and, over repeats, the percentiles.
 	MS    float64 `json:"ms"`
@@ -153,31 +192,78 @@ func runFile(ctx context.Context, path string, opts Options) FileResult {
 		return res
 	}
 	notes := &noteBox{}
-	s, err := opts.Connect(ctx, f, f.Server, notes.add)
+	violations := &violationBox{}
+	s, err := opts.Connect(ctx, f, f.Server, Hooks{Notify: notes.add, Violation: violations.add})
 	if err != nil {
 		res.Tests = nil
 		return fail(err)
 	}
-	defer s.Close()
 	r := &fileRun{file: f, s: s, vars: map[string]string{}, update: opts.Update, notes: notes}
+	outside := violations.take() // the handshake's
 	for rep := 0; rep < max(opts.Repeat, 1); rep++ {
 		for i := range f.Tests {
 			if !selected[i] {
 				continue
 			}
+			outside = append(outside, violations.take()...)
 			d, msg := r.step(ctx, &f.Tests[i], rep == 0)
+			settle(s)
 			tr := &res.Tests[i]
 			tr.Durations = append(tr.Durations, d)
+			seen := violations.take()
+			tr.Violations = append(tr.Violations, seen...)
+			if opts.Strict && len(seen) > 0 {
+				msg = strings.TrimPrefix(msg+"\n"+violationText(seen), "\n")
+			}
 			if msg != "" && tr.Passed {
 				tr.Passed, tr.Failure = false, msg
 			}
 		}
+	}
+	s.Close()
+	settle(s)
+	res.Violations = append(outside, violations.take()...)
+	if opts.Strict && len(res.Violations) > 0 {
+		res.Tests = append(res.Tests, TestResult{Name: SessionTest, Failure: violationText(res.Violations)})
 	}
 	for i := range res.Tests {
 		finishTimes(&res.Tests[i], opts.Repeat > 1)
 	}
 	res.Duration = time.Since(start)
 	return res
+}
+
+// settle waits for the session's background checks, if it has any.
+func settle(s Session) {
+	if st, ok := s.(Settler); ok {
+		st.Settle()
+	}
+}
+
+// violationText is the failure a strict run reports for violations.
+func violationText(vs []string) string {
+	return fmt.Sprintf("--strict: %d protocol %s:\n%s", len(vs), plural(len(vs), "violation", "violations"), indent(strings.Join(vs, "\n")))
+}
+
+// violationBox collects the protocol violations of the step that runs.
+type violationBox struct {
+	mu sync.Mutex
+	vs []string
+}
+
+func (b *violationBox) add(msg string) {
+	b.mu.Lock()
+	b.vs = append(b.vs, msg)
+	b.mu.Unlock()
+}
+
+// take returns the violations collected since the last take.
+func (b *violationBox) take() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	v := b.vs
+	b.vs = nil
+	return v
 }
 
 func finishTimes(t *TestResult, repeated bool) {
@@ -324,7 +410,7 @@ func (r *fileRun) do(ctx context.Context, t *Test) (*outcome, error) {
 		if n := t.Expect.Notifications; n != nil && n.Progress {
 			callOpts.ProgressToken = "mcpctl-test"
 		}
-		res, err := r.s.CallTool(ctx, name, args, callOpts)
+		res, err := r.callTool(ctx, tool, args, t.Task, callOpts)
 		if err != nil {
 			return nil, err
 		}
@@ -368,6 +454,28 @@ func (r *fileRun) do(ctx context.Context, t *Test) (*outcome, error) {
 	default:
 		return r.list(ctx, t.List)
 	}
+}
+
+// callTool calls tool as `mcpctl call` does: as a task when the tool's
+// taskSupport is "required" (or the era's extension decides), or when the
+// step asks for one (task: true, as --task).
+func (r *fileRun) callTool(ctx context.Context, tool *client.Tool, args map[string]any, task bool, co client.CallOptions) (*client.CallToolResult, error) {
+	mode := client.TaskAuto
+	if task {
+		mode = client.TaskAsk
+	}
+	asTask, err := r.s.PlanTask(tool, mode)
+	if err != nil {
+		return nil, err
+	}
+	if !asTask {
+		return r.s.CallTool(ctx, tool.Name, args, co)
+	}
+	data, err := client.MarshalArguments(args)
+	if err != nil {
+		return nil, fmt.Errorf("calling tool %q: %w", tool.Name, err)
+	}
+	return r.s.CallToolTask(ctx, tool.Name, data, co, client.TaskOptions{})
 }
 
 // list runs a list step; its result is {"<kind>": [...]} as `mcpctl list

@@ -59,6 +59,9 @@
 //   - ignores-sigterm: ignores SIGTERM, SIGINT, SIGHUP and SIGPIPE and stays
 //     after stdin closes, until killed (or -lifetime ends).
 //   - non-json-lines: writes -n (1) lines that are not JSON before every answer.
+//   - noisy-calls: writes -n (1) lines that are not JSON before each answer
+//     to tools/call only, as a server that logs to stdout when a tool runs:
+//     the handshake and the lists are clean.
 //   - endless-line: starts a line and writes to it forever (or -size bytes,
 //     then waits), never ending it.
 //   - huge-line: writes a line of -size (8 MiB) x's, then answers.
@@ -197,6 +200,7 @@ var modes = map[string]mode{
 	"closes-stdout":     {stdio: true},
 	"ignores-sigterm":   {stdio: true},
 	"non-json-lines":    {stdio: true, count: 1},
+	"noisy-calls":       {stdio: true, count: 1},
 	"endless-line":      {stdio: true},
 	"huge-line":         {stdio: true, size: 8 << 20},
 	"flood-not-reading": {stdio: true, count: 100000, delay: 5 * time.Second},

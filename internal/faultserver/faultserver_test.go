@@ -58,6 +58,7 @@ func TestStdioModes(t *testing.T) {
 		{"batch-answer", 0, `[{"jsonrpc":"2.0","id":3,`, 2},
 		{"invalid-utf8", 0, "valid then \xff\xfe invalid", 2},
 		{"non-json-lines", 0, `"id":3,`, 4},
+		{"noisy-calls", 0, `"id":3,`, 3},
 		{"deep-nesting", 0, strings.Repeat("[", 100000), 2},
 		{"image-no-mimetype", 0, `"content":[{"data":"` + ImageData + `","type":"image"}]`, 2},
 	}

@@ -104,7 +104,7 @@ func (s *server) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 			return err
 		}
 		for _, msg := range out {
-			if s.cfg.Mode == "non-json-lines" {
+			if s.cfg.Mode == "non-json-lines" || s.cfg.Mode == "noisy-calls" && m.Method == "tools/call" {
 				if _, err := w.WriteString(strings.Repeat(nonJSONLine+"\n", s.cfg.Count)); err != nil {
 					return fmt.Errorf("writing: %w", err)
 				}
