@@ -213,7 +213,11 @@ func (c *Checks) response(f Frame, id string, m envelope) {
 		}
 		json.Unmarshal(m.Error, &e)
 		call.Error, call.ErrorCode = e.Message, e.Code
-		c.flag(f, FlagError, id, call.Method, fmt.Sprintf("%s answered with error %d: %s", call.Method, e.Code, e.Message))
+		// A legacy server refusing server/discover is how a modern host
+		// learns the era (2026-07-28/basic/versioning), not a failure.
+		if !(call.Method == "server/discover" && e.Code == -32601) {
+			c.flag(f, FlagError, id, call.Method, fmt.Sprintf("%s answered with error %d: %s", call.Method, e.Code, e.Message))
+		}
 	} else {
 		c.result(f, call, m.Result)
 	}

@@ -37,7 +37,8 @@ func (d Direction) String() string {
 // Frame is one message as it crossed the proxy: over stdio, one line
 // without its line ending.
 type Frame struct {
-	// Time is when the frame's last byte was relayed.
+	// Time is when the frame's last byte was read, just before it was
+	// passed on.
 	Time time.Time
 	// Dir is the way it went.
 	Dir Direction

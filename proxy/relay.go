@@ -19,7 +19,7 @@ func (e *WriteError) Error() string { return "writing: " + e.Err.Error() }
 func (e *WriteError) Unwrap() error { return e.Err }
 
 // relay copies src to dst as the bytes arrive, unchanged, and sends each
-// line (a frame) to tap once its last byte has been written. Bytes are
+// line (a frame) to tap just before its last byte is written. Bytes are
 // written as soon as they are read, so a frame larger than the buffer
 // flows through in pieces and is never held whole for the relay's sake;
 // only the tap's copy of it is (up to the tap's limit). It returns nil at
@@ -34,16 +34,19 @@ func relay(dst io.Writer, src io.Reader, dir Direction, tap *Tap) error {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
-			if _, werr := dst.Write(chunk); werr != nil {
-				return &WriteError{werr}
-			}
 			if room := limit - len(kept); room > 0 {
 				kept = append(kept, chunk[:min(room, len(chunk))]...)
 			}
 			size += int64(len(chunk))
 			if chunk[len(chunk)-1] == '\n' {
+				// Tapped before its last byte is written: the answer the
+				// frame provokes, relayed by the other direction's
+				// goroutine, then always reaches the tap after it.
 				tap.Send(frameOf(dir, kept, size))
 				kept, size = nil, 0
+			}
+			if _, werr := dst.Write(chunk); werr != nil {
+				return &WriteError{werr}
 			}
 		}
 		switch {
