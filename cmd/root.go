@@ -226,6 +226,7 @@ func subcommands() []subcommand {
 		{"diff", func(f *Factory) *cobra.Command { return NewCmdDiff(f, nil) }},
 		{"mock", NewCmdMock},
 		{"proxy", NewCmdProxy},
+		{"check", NewCmdCheck},
 		{"test", func(f *Factory) *cobra.Command { return NewCmdTest(f, nil) }},
 		{"sign", NewCmdSign},
 		{"audit", func(f *Factory) *cobra.Command { return NewCmdAudit(f, nil) }},

@@ -56,6 +56,8 @@ type Call struct {
 	// IsError is a tools/call result's isError.
 	IsError bool `json:"is_error,omitempty"`
 	Pending bool `json:"pending,omitempty"`
+
+	cursor bool // a tools/list asking for a page after the first
 }
 
 // Checks is the [Observer] that checks a session as its frames pass (and
@@ -79,7 +81,8 @@ type Checks struct {
 	pending    map[string]*Call // by direction + id
 	calls      []*Call
 	flags      []Flag
-	tools      map[string]string // tool name → canonical definition, from the last full tools/list
+	tools      map[string]string // tool name → canonical definition, from the last whole tools/list
+	listing    map[string]string // the pages of a tools/list so far
 	frames     int
 }
 
@@ -92,6 +95,9 @@ type Summary struct {
 	Frames     int             `json:"frames"`
 	Calls      []Call          `json:"calls"`
 	Flags      []Flag          `json:"flags"`
+	// Tools are the tool definitions of the last full tools/list, by
+	// name; nil when the session listed none.
+	Tools map[string]json.RawMessage `json:"tools,omitempty"`
 }
 
 // Frame checks one frame.
@@ -156,13 +162,17 @@ func (c *Checks) request(f Frame, id string, m envelope) {
 	call := &Call{ID: id, Method: m.Method, Dir: f.Dir.String(), Start: f.Time, Pending: true}
 	var p struct {
 		Name            string          `json:"name"`
+		Cursor          *string         `json:"cursor"`
 		ProtocolVersion string          `json:"protocolVersion"`
 		ClientInfo      json.RawMessage `json:"clientInfo"`
 		Meta            map[string]any  `json:"_meta"`
 	}
 	json.Unmarshal(m.Params, &p)
-	if m.Method == "tools/call" {
+	switch m.Method {
+	case "tools/call":
 		call.Tool = p.Name
+	case "tools/list":
+		call.cursor = p.Cursor != nil
 	}
 	if m.Method == "initialize" && len(p.ClientInfo) > 0 {
 		c.clientInfo = p.ClientInfo
@@ -251,7 +261,7 @@ func (c *Checks) result(f Frame, call *Call, result json.RawMessage) {
 		json.Unmarshal(result, &r)
 		call.IsError = r.IsError
 	case "tools/list":
-		c.toolDrift(f, result)
+		c.toolDrift(f, call, result)
 	}
 	if f.Dir == ServerToHost {
 		c.violations(f, call.ID, call.Method, func() ([]schema.Violation, error) {
@@ -260,25 +270,32 @@ func (c *Checks) result(f Frame, call *Call, result json.RawMessage) {
 	}
 }
 
-// toolDrift flags a tools/list whose tools differ from the last one seen,
-// naming what was added, removed or changed. A page of a paginated list is
-// not compared.
-func (c *Checks) toolDrift(f Frame, result json.RawMessage) {
+// toolDrift gathers the pages of a tools/list and, once the list is
+// whole, flags how it differs from the last whole list seen: the tools
+// added, removed or changed.
+func (c *Checks) toolDrift(f Frame, call *Call, result json.RawMessage) {
 	var r struct {
 		Tools      []json.RawMessage `json:"tools"`
 		NextCursor string            `json:"nextCursor"`
 	}
-	if json.Unmarshal(result, &r) != nil || r.NextCursor != "" {
+	if json.Unmarshal(result, &r) != nil {
 		return
 	}
-	now := make(map[string]string, len(r.Tools))
+	if !call.cursor || c.listing == nil {
+		c.listing = map[string]string{}
+	}
 	for _, t := range r.Tools {
 		var named struct {
 			Name string `json:"name"`
 		}
 		json.Unmarshal(t, &named)
-		now[named.Name] = string(canonical(t))
+		c.listing[named.Name] = string(canonical(t))
 	}
+	if r.NextCursor != "" {
+		return
+	}
+	now := c.listing
+	c.listing = nil
 	if c.tools != nil {
 		var added, removed, changed []string
 		for name, def := range now {
@@ -353,6 +370,12 @@ func (c *Checks) Summary() Summary {
 	s.Calls = make([]Call, len(c.calls))
 	for i, call := range c.calls {
 		s.Calls[i] = *call
+	}
+	if c.tools != nil {
+		s.Tools = make(map[string]json.RawMessage, len(c.tools))
+		for name, def := range c.tools {
+			s.Tools[name] = json.RawMessage(def)
+		}
 	}
 	return s
 }
