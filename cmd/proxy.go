@@ -35,7 +35,7 @@ type ProxyOptions struct {
 func NewCmdProxy(f *Factory) *cobra.Command {
 	opts := &ProxyOptions{}
 	cmd := &cobra.Command{
-		Use:   "proxy [flags] -- SERVER [ARGS...]",
+		Use:   "proxy [flags] [--] SERVER [ARGS...]",
 		Short: "Sit between an MCP host and a stdio server, and record and check every frame",
 		Long: `Sit between an MCP host (Claude, Cursor, VS Code, an agent, the MCP
 Inspector) and a stdio server: the host starts mcpctl proxy in place of
@@ -63,13 +63,15 @@ server. Secrets: values at --redact-path are hidden in the log.`,
   mcpctl check latest`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.ArgsLenAtDash() != 0 {
-				return flagErrorf("give the server's command after --: mcpctl proxy [flags] -- SERVER [ARGS...]")
-			}
 			opts.Server = args
 			return runProxy(f, opts)
 		},
 	}
+	// The server's command line starts at the first word that is not one
+	// of the proxy's flags, with or without "--" before it, as with env or
+	// sudo: some hosts drop a "--" from the arguments they are given (the
+	// MCP Inspector CLI does), and the server's own flags are not ours.
+	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVar(&opts.Log, "log", "", "Write the session log to `FILE` instead of mcpctl's state dir")
 	cmd.Flags().BoolVar(&opts.NoLog, "no-log", false, "Keep no session log (the checks still run with --show-flags)")
 	cmd.Flags().StringArrayVar(&opts.RedactPaths, "redact-path", nil, "Hide the value at JSON `PATH` in the log, e.g. '$.params.arguments.password' (repeatable; * matches any member)")
