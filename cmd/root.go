@@ -225,6 +225,8 @@ func subcommands() []subcommand {
 		{"snapshot", func(f *Factory) *cobra.Command { return NewCmdSnapshot(f, nil) }},
 		{"diff", func(f *Factory) *cobra.Command { return NewCmdDiff(f, nil) }},
 		{"mock", NewCmdMock},
+		{"proxy", NewCmdProxy},
+		{"check", NewCmdCheck},
 		{"test", func(f *Factory) *cobra.Command { return NewCmdTest(f, nil) }},
 		{"sign", NewCmdSign},
 		{"audit", func(f *Factory) *cobra.Command { return NewCmdAudit(f, nil) }},

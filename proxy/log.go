@@ -1,0 +1,173 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/transport"
+)
+
+// Log is the [Observer] that writes a session log: every frame and event as
+// a trace entry, the NDJSON of `--trace` and `--record`, so that
+// `mcpctl mock` replays a proxied session and the tools that read traces
+// read it. Frames from the host are recorded as sent (the host is the
+// client) and frames from the server as received. Secrets known to the
+// redactor and the values at the redacted paths are hidden; the frames
+// relayed are never changed.
+type Log struct {
+	trace *transport.Trace
+	paths []RedactPath
+}
+
+// NewLog returns a Log writing to w. Write errors are w's to report (the
+// session goes on without its log).
+func NewLog(w io.Writer, r *transport.Redactor, paths []RedactPath) *Log {
+	return &Log{trace: &transport.Trace{W: w, Redactor: r}, paths: paths}
+}
+
+// Frame records f. A frame larger than the tap keeps is recorded as an
+// event giving its size.
+func (l *Log) Frame(f Frame) {
+	if f.Truncated() {
+		l.trace.Note("frame-too-large", map[string]any{"direction": f.Dir.String(), "size": f.Size})
+		return
+	}
+	dir := transport.DirectionRecv
+	if f.Dir == HostToServer {
+		dir = transport.DirectionSend
+	}
+	l.trace.Message(dir, redactPaths(f.Data, l.paths))
+}
+
+// Event records e.
+func (l *Log) Event(e Event) { l.trace.Note(e.Name, e.Detail) }
+
+// RedactPath is a path into a JSON-RPC message whose value a session log
+// hides, written as `--redact-path` takes it: `$.params.arguments.password`,
+// with `*` standing for any member or element (`$.result.content[*].text`
+// and `$.result.content.*.text` are the same path).
+type RedactPath []string
+
+// ParseRedactPath parses a path: `$` followed by `.name`, `[N]`, `[*]` or
+// `.*` steps.
+func ParseRedactPath(s string) (RedactPath, error) {
+	rest, ok := strings.CutPrefix(s, "$")
+	if !ok {
+		return nil, fmt.Errorf("redact path %q: it must start with $ (as in $.params.arguments.password)", s)
+	}
+	var p RedactPath
+	for rest != "" {
+		switch rest[0] {
+		case '.':
+			rest = rest[1:]
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			if end == 0 {
+				return nil, fmt.Errorf("redact path %q: empty member name", s)
+			}
+			p, rest = append(p, rest[:end]), rest[end:]
+		case '[':
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return nil, fmt.Errorf("redact path %q: [ without ]", s)
+			}
+			step := strings.Trim(rest[1:end], `'"`)
+			if step != "*" {
+				if _, err := strconv.Atoi(step); err != nil && rest[1] != '\'' && rest[1] != '"' {
+					return nil, fmt.Errorf("redact path %q: [%s] is neither an index, * nor a quoted name", s, rest[1:end])
+				}
+			}
+			p, rest = append(p, step), rest[end+1:]
+		default:
+			return nil, fmt.Errorf("redact path %q: unexpected %q after the path so far", s, rest[:1])
+		}
+	}
+	if len(p) == 0 {
+		return nil, fmt.Errorf("redact path %q names the whole message", s)
+	}
+	return p, nil
+}
+
+// String writes the path back as it is parsed.
+func (p RedactPath) String() string {
+	var b strings.Builder
+	b.WriteByte('$')
+	for _, step := range p {
+		b.WriteByte('.')
+		b.WriteString(step)
+	}
+	return b.String()
+}
+
+// redactPaths returns msg with the value at each path replaced by
+// [transport.Redacted]. A message no path matches is returned as it is; one
+// that matches is encoded anew (its members in sorted order).
+func redactPaths(msg []byte, paths []RedactPath) []byte {
+	if len(paths) == 0 || len(msg) == 0 || msg[0] != '{' {
+		return msg
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return msg
+	}
+	changed := false
+	for _, p := range paths {
+		if redactAt(v, p) {
+			changed = true
+		}
+	}
+	if !changed {
+		return msg
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return msg
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// redactAt replaces the values at p under v, reporting whether any was.
+func redactAt(v any, p RedactPath) bool {
+	if len(p) == 0 {
+		return false
+	}
+	step, last := p[0], len(p) == 1
+	hit := false
+	switch c := v.(type) {
+	case map[string]any:
+		for k, child := range c {
+			if step != "*" && step != k {
+				continue
+			}
+			if last {
+				c[k] = transport.Redacted
+				hit = true
+			} else if redactAt(child, p[1:]) {
+				hit = true
+			}
+		}
+	case []any:
+		for i, child := range c {
+			if step != "*" && step != strconv.Itoa(i) {
+				continue
+			}
+			if last {
+				c[i] = transport.Redacted
+				hit = true
+			} else if redactAt(child, p[1:]) {
+				hit = true
+			}
+		}
+	}
+	return hit
+}

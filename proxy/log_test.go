@@ -1,0 +1,80 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/transport"
+)
+
+func TestLogRecordsFramesAsATrace(t *testing.T) {
+	var buf bytes.Buffer
+	p, err := ParseRedactPath("$.params.arguments.password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewLog(&buf, transport.NewRedactor("s3cret-token"), []RedactPath{p})
+	l.Event(Event{Name: "start", Detail: map[string]any{"pid": 1}})
+	l.Frame(Frame{Dir: HostToServer, Data: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"user":"ann","password":"hunter2"}}}`), Size: 113})
+	l.Frame(Frame{Dir: ServerToHost, Data: []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"token s3cret-token"}]}}`), Size: 89})
+	l.Frame(Frame{Dir: ServerToHost, Data: []byte("not json"), Size: 8})
+	l.Frame(Frame{Dir: ServerToHost, Data: []byte(`{"a":`), Size: 1 << 30})
+
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d log lines, want 5:\n%s", len(lines), buf.String())
+	}
+	var entries []transport.TraceEntry
+	for _, l := range lines {
+		var e transport.TraceEntry
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("log line is not a trace entry: %v\n%s", err, l)
+		}
+		entries = append(entries, e)
+	}
+	if entries[0].Event != "start" || entries[1].Direction != transport.DirectionSend || entries[2].Direction != transport.DirectionRecv {
+		t.Errorf("directions and events: %+v", entries)
+	}
+	if strings.Contains(buf.String(), "hunter2") || strings.Contains(buf.String(), "s3cret-token") {
+		t.Errorf("a secret reached the log:\n%s", buf.String())
+	}
+	if !strings.Contains(lines[1], `"password":"`+transport.Redacted+`"`) || !strings.Contains(lines[1], `"user":"ann"`) {
+		t.Errorf("the redacted path is not hidden, or more was: %s", lines[1])
+	}
+	if entries[3].Message == nil || string(entries[3].Message) != `"not json"` {
+		t.Errorf("a frame that is not JSON is recorded as %s, want a JSON string", entries[3].Message)
+	}
+	if entries[4].Event != "frame-too-large" {
+		t.Errorf("a truncated frame is recorded as %+v", entries[4])
+	}
+}
+
+func TestParseRedactPath(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		bad      bool
+	}{
+		{in: "$.params.arguments.password", want: "$.params.arguments.password"},
+		{in: "$.result.content[*].text", want: "$.result.content.*.text"},
+		{in: "$.result.content[0]", want: "$.result.content.0"},
+		{in: "$['params']['a.b']", want: "$.params.a.b"},
+		{in: "params.x", bad: true},
+		{in: "$", bad: true},
+		{in: "$.a[", bad: true},
+		{in: "$..a", bad: true},
+		{in: "$.a[x]", bad: true},
+	} {
+		p, err := ParseRedactPath(tc.in)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("ParseRedactPath(%q) = %v, want an error", tc.in, p)
+			}
+			continue
+		}
+		if err != nil || p.String() != tc.want {
+			t.Errorf("ParseRedactPath(%q) = %v, %v; want %s", tc.in, p, err, tc.want)
+		}
+	}
+}
