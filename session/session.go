@@ -61,17 +61,20 @@ type Config struct {
 // Session is a connected session. Its request methods are safe for
 // concurrent use, as the client's are.
 type Session struct {
-	c        *client.Client
-	name     string
-	pipe     *pipeline
-	checks   *ResultChecks
-	book     toolBook
-	roots    *client.Roots
-	closers  []func() error
-	conn     transport.Connection
-	hurry    <-chan struct{}
-	lent     bool
-	eraError error
+	c       *client.Client
+	name    string
+	pipe    *pipeline
+	checks  *ResultChecks
+	book    toolBook
+	roots   *client.Roots
+	closers []func() error
+	conn    transport.Connection
+	hurry   <-chan struct{}
+	// stopQuick stops shortening the server's grace when the context of
+	// Connect ends (see Connect).
+	stopQuick func() bool
+	lent      bool
+	eraError  error
 	// signer and verifier, when set, replace the pipeline's for this
 	// session's calls (a lent session whose borrower signs).
 	signer   Signer
@@ -116,8 +119,13 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, &ConnectError{Name: s.name, Err: err}
 	}
 	s.c = c
+	// The command was interrupted (Ctrl-C, SIGTERM): its server gets the
+	// short grace of a failure, even if no request was in flight to be
+	// cancelled (watch, a shell between lines) or Close has begun.
+	s.stopQuick = context.AfterFunc(ctx, s.shortenGrace)
 	if !cfg.Lazy {
 		if err := c.Discover(ctx); err != nil {
+			s.shortenGrace()
 			s.Close()
 			return nil, &ConnectError{Name: s.name, Err: err}
 		}
@@ -176,10 +184,19 @@ func (s *Session) close() error {
 	if s.c != nil {
 		errs = append(errs, s.c.Close())
 	}
+	if s.stopQuick != nil {
+		s.stopQuick()
+	}
 	for _, c := range s.closers {
 		errs = append(errs, c())
 	}
 	return errors.Join(errs...)
+}
+
+func (s *Session) shortenGrace() {
+	if g, ok := s.conn.(transport.GraceShortener); ok {
+		g.ShortenGrace()
+	}
 }
 
 // killer is a connection whose peer can be stopped at once, without the
