@@ -61,24 +61,24 @@ type Config struct {
 // Session is a connected session. Its request methods are safe for
 // concurrent use, as the client's are.
 type Session struct {
-	c       *client.Client
-	name    string
-	pipe    *pipeline
-	checks  *ResultChecks
-	book    toolBook
-	roots   *client.Roots
-	closers []func() error
-	conn    transport.Connection
-	hurry   <-chan struct{}
-	// stopQuick stops shortening the server's grace when the context of
-	// Connect ends (see Connect).
-	stopQuick func() bool
-	lent      bool
-	eraError  error
+	c        *client.Client
+	name     string
+	pipe     *pipeline
+	checks   *ResultChecks
+	book     toolBook
+	roots    *client.Roots
+	closers  []func() error
+	conn     transport.Connection
+	hurry    <-chan struct{}
+	lent     bool
+	eraError error
 	// signer and verifier, when set, replace the pipeline's for this
 	// session's calls (a lent session whose borrower signs).
 	signer   Signer
 	verifier Verifier
+	// stopQuick stops shortening the server's grace when the context of
+	// Connect ends (see Connect).
+	stopQuick func() bool
 }
 
 // ConnectError is a session that could not be opened: Name is the server's
