@@ -31,6 +31,7 @@ const (
 // notifications/cancelled, unless the server has stopped reading what
 // mcpctl writes (see [Client.cancel]).
 func (c *Client) cancelRequest(id int64, reason string) cancelOutcome {
+	c.shortenGrace()
 	if c.isModern() {
 		if rc, ok := c.conn.(transport.RequestCanceller); ok && rc.CancelRequest(json.RawMessage(strconv.FormatInt(id, 10))) {
 			return cancelByStream
@@ -40,4 +41,14 @@ func (c *Client) cancelRequest(id int64, reason string) cancelOutcome {
 		return cancelSkipped
 	}
 	return cancelNotified
+}
+
+// shortenGrace tells the connection, when its Close waits for the server
+// to exit (stdio), that the session failed: a request was given up or the
+// handshake did not complete, so the server may be stuck and the user is
+// waiting for the error (see [transport.GraceShortener]).
+func (c *Client) shortenGrace() {
+	if s, ok := c.conn.(transport.GraceShortener); ok {
+		s.ShortenGrace()
+	}
 }

@@ -235,6 +235,7 @@ func Connect(ctx context.Context, t transport.Transport, opts Options) (*Client,
 	}
 	c := New(conn, opts)
 	if err := c.start(ctx); err != nil {
+		c.shortenGrace()
 		c.Close()
 		return nil, err
 	}

@@ -8,7 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"os"
 	"strings"
+	"syscall"
 
 	"github.com/mcpctl/mcpctl/auth"
 	"github.com/mcpctl/mcpctl/batch"
@@ -176,6 +178,34 @@ func exitCode(err error, interrupted bool) int {
 		return ExitSignature
 	}
 	return ExitError
+}
+
+// plainWords rewrites the context package's wording out of an error line:
+// "context canceled" and "context deadline exceeded" end the text of every
+// error that wraps them, and say nothing to a user. A cancellation is
+// dropped when the line already says what cancelled it (interrupted, the
+// signal's word) and is "cancelled" otherwise; a deadline is "timed out".
+// The texts matched are the context package's own errors', not copies.
+func plainWords(msg string, interrupted bool) string {
+	canceled, deadline := context.Canceled.Error(), context.DeadlineExceeded.Error()
+	if interrupted {
+		msg = strings.ReplaceAll(msg, ": "+canceled, "")
+	}
+	msg = strings.ReplaceAll(msg, canceled, "cancelled")
+	return strings.ReplaceAll(msg, deadline, "timed out")
+}
+
+// signalWord says what a signal did to the command, for the start of its
+// error line: "interrupted" for Ctrl-C (and a cancellation no signal
+// caused), "terminated" for SIGTERM, "hung up" for SIGHUP.
+func signalWord(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "terminated"
+	case syscall.SIGHUP:
+		return "hung up"
+	}
+	return "interrupted"
 }
 
 // panicExit reports a panic that reached [Main] and returns its exit code:

@@ -51,6 +51,32 @@ func TestExitCode(t *testing.T) {
 	}
 }
 
+// TestPlainWords checks that no error line ends in the context package's
+// wording: a cancellation the line already explains is dropped, any other
+// is "cancelled", and a deadline is "timed out".
+func TestPlainWords(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		err         error
+		interrupted bool
+		want        string
+	}{
+		{"interrupted request", fmt.Errorf("calling tool \"x\" on s: tools/call: %w", context.Canceled), true, `calling tool "x" on s: tools/call`},
+		{"interrupted, a hint after", fmt.Errorf("no answer from the browser: %w (sign in sooner)", context.Canceled), true, "no answer from the browser (sign in sooner)"},
+		{"interrupted, nothing else", context.Canceled, true, "cancelled"},
+		{"a signal's cause", fmt.Errorf("batch: %w", &signalCause{sig: syscall.SIGTERM}), true, "batch"},
+		{"cancelled otherwise", fmt.Errorf("read: %w", context.Canceled), false, "read: cancelled"},
+		{"deadline", fmt.Errorf("no answer from the browser: %w (sign in sooner)", context.DeadlineExceeded), false, "no answer from the browser: timed out (sign in sooner)"},
+		{"neither", errors.New("server exited with status 1"), false, "server exited with status 1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := plainWords(tt.err.Error(), tt.interrupted); got != tt.want {
+				t.Errorf("plainWords(%q, %v) = %q, want %q", tt.err, tt.interrupted, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestPanicExit checks that a panic reaching Main is exit 1, never the
 // usage code Go gives an unrecovered one, and that a buffer grown past
 // memory is said as such.

@@ -171,10 +171,18 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 	}
 	interrupted := ctx.Err() != nil
 	code := exitCode(err, interrupted)
-	msg := err.Error()
-	switch code {
-	case ExitInterrupted:
-		msg = "interrupted: " + msg
+	msg := plainWords(err.Error(), code == ExitInterrupted)
+	if code == ExitInterrupted {
+		var sig os.Signal
+		var sc *signalCause
+		if errors.As(context.Cause(ctx), &sc) {
+			sig = sc.sig
+		}
+		if msg == "cancelled" {
+			msg = signalWord(sig)
+		} else {
+			msg = signalWord(sig) + ": " + msg
+		}
 		code = signalExitCode(ctx, code)
 	}
 	var codeErr *ExitCodeError

@@ -152,7 +152,7 @@ func shellRun(ctx context.Context, opts *ShellOptions) error {
 		Terminal: tty, ErrTerminal: f.IOStreams.IsStderrTTY(), ErrColor: f.IOStreams.ColorErrEnabled(),
 		Width: f.IOStreams.TerminalWidth, JSON: opts.Output.structured(), MaxLine: limit,
 		Commands: shellCLICommands(), Connect: sc.connect, Run: sc.run, Completer: shellCompleter{},
-		Warn: sc.warn, Redact: f.Redactor().String,
+		Warn: sc.warn, Redact: shellErrorText(f.Redactor().String),
 	}
 	if dir, err := f.stateDir(); err == nil && !opts.NoHistory {
 		sopts.HistoryFile = shell.HistoryFile(dir)
@@ -182,6 +182,16 @@ func (sc *shellCLI) warn(kind, msg string) {
 		f = sc.opts.Factory
 	}
 	f.Warner().Warn(kind, msg)
+}
+
+// shellErrorText is what the shell does to a line's error before printing
+// it: secrets hidden, Go's wording of a cancellation or a deadline
+// replaced as on mcpctl's own error line (the shell starts the line of a
+// command Ctrl-C stopped with "interrupted: ").
+func shellErrorText(redact func(string) string) func(string) string {
+	return func(msg string) string {
+		return plainWords(redact(msg), strings.HasPrefix(msg, "interrupted: "))
+	}
 }
 
 // connect starts the shell's session; the commands run in it print to

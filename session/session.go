@@ -76,6 +76,9 @@ type Session struct {
 	// session's calls (a lent session whose borrower signs).
 	signer   Signer
 	verifier Verifier
+	// stopQuick stops shortening the server's grace when the context of
+	// Connect ends (see Connect).
+	stopQuick func() bool
 }
 
 // ConnectError is a session that could not be opened: Name is the server's
@@ -116,8 +119,13 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, &ConnectError{Name: s.name, Err: err}
 	}
 	s.c = c
+	// The command was interrupted (Ctrl-C, SIGTERM): its server gets the
+	// short grace of a failure, even if no request was in flight to be
+	// cancelled (watch, a shell between lines) or Close has begun.
+	s.stopQuick = context.AfterFunc(ctx, s.shortenGrace)
 	if !cfg.Lazy {
 		if err := c.Discover(ctx); err != nil {
+			s.shortenGrace()
 			s.Close()
 			return nil, &ConnectError{Name: s.name, Err: err}
 		}
@@ -176,10 +184,19 @@ func (s *Session) close() error {
 	if s.c != nil {
 		errs = append(errs, s.c.Close())
 	}
+	if s.stopQuick != nil {
+		s.stopQuick()
+	}
 	for _, c := range s.closers {
 		errs = append(errs, c())
 	}
 	return errors.Join(errs...)
+}
+
+func (s *Session) shortenGrace() {
+	if g, ok := s.conn.(transport.GraceShortener); ok {
+		g.ShortenGrace()
+	}
 }
 
 // killer is a connection whose peer can be stopped at once, without the

@@ -24,6 +24,20 @@ import (
 // short enough that a stuck one does not make mcpctl feel hung.
 const DefaultGrace = 2 * time.Second
 
+// QuickGrace is the grace period of a shutdown after a failure (see
+// [GraceShortener]): the session ended because the server did not answer
+// in time or the user gave up, so the server may well be stuck, and the
+// user is waiting for the error rather than for a clean exit.
+const QuickGrace = 300 * time.Millisecond
+
+// GraceShortener is a [Connection] whose Close waits for its peer to exit
+// and can be told that the session failed: from then on, and for a Close
+// already waiting, each grace period is at most [QuickGrace] from its
+// start. ShortenGrace may be called at any time from any goroutine.
+type GraceShortener interface {
+	ShortenGrace()
+}
+
 // maxTail bounds what is kept of a stderr line for [ExitError.LastStderr] and
 // what is quoted of a bad stdout line: enough to recognise a panic or a
 // log prefix, small enough for a one-line error message.
@@ -74,9 +88,12 @@ const maxTail = 200
 // stdout is drained without being kept so the server can flush and exit),
 // closes stdin and waits up to Grace for the server to exit, then sends
 // SIGTERM to its process group and waits up to Grace again, then sends
-// SIGKILL. When a Write is still blocked on stdin as Close starts, the
-// server has stopped reading and would not notice stdin close: it gets
-// SIGTERM at once. The child is always reaped. If the server exited but other
+// SIGKILL. After ShortenGrace (see [GraceShortener]: a request timed out
+// or was cancelled, or the command was interrupted) each of these waits is
+// at most [QuickGrace], also when Close is already waiting. When a Write
+// is still blocked on stdin as Close starts, the server has stopped
+// reading and would not notice stdin close: it gets SIGTERM at once. The
+// child is always reaped. If the server exited but other
 // members of its group remain, they get the same SIGTERM-then-SIGKILL
 // treatment, so no helper outlives mcpctl. Close then waits for stderr to be
 // copied (up to Grace, in case a process that escaped the group holds it
@@ -220,6 +237,7 @@ func (c *Command) Connect(ctx context.Context) (Connection, error) {
 		limit:      c.MaxMessageSize,
 		msgs:       make(chan json.RawMessage),
 		closing:    make(chan struct{}),
+		hastened:   make(chan struct{}),
 		exited:     make(chan struct{}),
 		readDone:   make(chan struct{}),
 		stderrDone: make(chan struct{}),
@@ -311,6 +329,9 @@ type stdioConn struct {
 
 	tailMu sync.Mutex
 	tail   string // last non-empty stderr line, truncated
+
+	hastenOnce sync.Once
+	hastened   chan struct{} // closed by ShortenGrace
 
 	writeMu  sync.Mutex
 	writeErr error       // set when an interrupted write corrupted the stream
@@ -660,10 +681,10 @@ func (c *stdioConn) shutdown() error {
 	c.stdin.Close()
 	proc := c.cmd.Process
 	signalled := false
-	if deaf || !c.waitExit(c.grace) {
+	if deaf || !waitGrace(c.newGrace(), c.exited) {
 		signalled = true
 		terminateGroup(proc)
-		if !c.waitExit(c.grace) {
+		if !waitGrace(c.newGrace(), c.exited) {
 			killGroup(proc)
 			<-c.exited
 		}
@@ -680,11 +701,7 @@ func (c *stdioConn) shutdown() error {
 	c.stdout.Close() // unblocks readLoop if it is in a read
 	<-c.readDone
 
-	t := time.NewTimer(c.grace)
-	defer t.Stop()
-	select {
-	case <-c.stderrDone:
-	case <-t.C:
+	if !waitGrace(c.newGrace(), c.stderrDone) {
 		c.stderr.Close()
 		<-c.stderrDone
 	}
@@ -700,16 +717,60 @@ func (c *stdioConn) shutdown() error {
 // the child's group. Polling is the only option: they are not our children,
 // so nothing notifies us when they exit.
 func (c *stdioConn) waitGroupGone(proc *os.Process) bool {
-	deadline := time.Now().Add(c.grace)
+	g := c.newGrace()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	for time.Now().Before(deadline) {
-		if !groupAlive(proc) {
-			return true
+	for groupAlive(proc) {
+		if !waitGrace(g, tick.C) {
+			return !groupAlive(proc)
 		}
-		<-tick.C
 	}
-	return !groupAlive(proc)
+	return true
+}
+
+// ShortenGrace implements [GraceShortener].
+func (c *stdioConn) ShortenGrace() {
+	c.hastenOnce.Do(func() { close(c.hastened) })
+}
+
+// grace is one grace period of Close: c.grace from its start, or
+// QuickGrace from its start once ShortenGrace is called, whichever is
+// shorter.
+type grace struct {
+	start    time.Time
+	timer    *time.Timer
+	hastened <-chan struct{} // nil once the timer is short
+	quick    time.Duration   // what the period shrinks to
+}
+
+// newGrace starts a grace period. (A timer left running when a wait ends
+// early is collected with the grace.)
+func (c *stdioConn) newGrace() *grace {
+	g := &grace{start: time.Now(), hastened: c.hastened, quick: min(QuickGrace, c.grace)}
+	d := c.grace
+	select {
+	case <-c.hastened:
+		d, g.hastened = g.quick, nil
+	default:
+	}
+	g.timer = time.NewTimer(d)
+	return g
+}
+
+// waitGrace waits for done until g is over, and reports whether done came
+// first.
+func waitGrace[T any](g *grace, done <-chan T) bool {
+	for {
+		select {
+		case <-done:
+			return true
+		case <-g.timer.C:
+			return false
+		case <-g.hastened:
+			g.hastened = nil
+			g.timer.Reset(g.quick - time.Since(g.start))
+		}
+	}
 }
 
 // Kill stops the server's process group at once with SIGKILL, for a user

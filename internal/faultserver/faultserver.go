@@ -58,6 +58,11 @@
 //     running until stdin closes.
 //   - ignores-sigterm: ignores SIGTERM, SIGINT, SIGHUP and SIGPIPE and stays
 //     after stdin closes, until killed (or -lifetime ends).
+//   - stuck: answers initialize and tools/list, then hangs: stdin is no
+//     longer read (so its closing goes unnoticed) and nothing more is
+//     answered. -ready is created once the tools/list answer is written.
+//     At SIGTERM it appends {"signal": "SIGTERM"} to the -log and exits
+//     with status 0, so a script can tell SIGTERM from SIGKILL.
 //   - non-json-lines: writes -n (1) lines that are not JSON before every answer.
 //   - noisy-calls: writes -n (1) lines that are not JSON before each answer
 //     to tools/call only, as a server that logs to stdout when a tool runs:
@@ -199,6 +204,7 @@ var modes = map[string]mode{
 	"crash-after-init":  {stdio: true},
 	"closes-stdout":     {stdio: true},
 	"ignores-sigterm":   {stdio: true},
+	"stuck":             {stdio: true},
 	"non-json-lines":    {stdio: true, count: 1},
 	"noisy-calls":       {stdio: true, count: 1},
 	"endless-line":      {stdio: true},
@@ -341,6 +347,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.WriteClo
 	}
 	log := openLog(*logPath, stderr)
 	defer log.close()
+	var sigterm chan os.Signal
+	if cfg.Mode == "stuck" {
+		// Before the pid file exists, as for ignores-sigterm.
+		sigterm = make(chan os.Signal, 1)
+		signal.Notify(sigterm, syscall.SIGTERM)
+	}
 	if *pidPath != "" {
 		if err := os.WriteFile(*pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 			fmt.Fprintf(stderr, "faultserver: writing pid file: %v\n", err)
@@ -351,11 +363,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.WriteClo
 	ctx, cancel := context.WithTimeout(ctx, *lifetime)
 	defer cancel()
 	s := &server{cfg: cfg, log: log, stderr: stderr, ready: *readyPath}
+	termed := make(chan struct{})
+	if sigterm != nil {
+		go func() {
+			select {
+			case <-sigterm:
+				log.record(object{"signal": "SIGTERM"}, nil)
+				close(termed)
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	var err error
 	if *httpAddr != "" {
 		err = s.serveHTTP(ctx, *httpAddr)
 	} else {
 		err = s.serveStdio(ctx, stdin, stdout)
+	}
+	select {
+	case <-termed:
+		fmt.Fprintf(stderr, "faultserver: %s: SIGTERM, exiting\n", cfg.Mode)
+		return exitOK
+	default:
 	}
 	switch {
 	case errors.Is(err, errCrash):

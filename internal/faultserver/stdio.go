@@ -23,8 +23,8 @@ func (s *server) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 	requests := make(chan message, 1024)
 	done := make(chan struct{})
 	defer close(done)
-	var resume chan struct{} // flood-not-reading: closed once the flood is answered
-	if s.cfg.Mode == "flood-not-reading" {
+	var resume chan struct{} // flood-not-reading: closed once the flood is answered; stuck: never
+	if s.cfg.Mode == "flood-not-reading" || s.cfg.Mode == "stuck" {
 		resume = make(chan struct{})
 	}
 	go s.readStdio(stdin, requests, done, resume)
@@ -55,7 +55,7 @@ func (s *server) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 			}
 			return nil
 		}
-		if m.Method != "initialize" && m.isRequest() && initialized && s.ready != "" && s.cfg.Mode != "flood-not-reading" {
+		if m.Method != "initialize" && m.isRequest() && initialized && s.ready != "" && s.cfg.Mode != "flood-not-reading" && s.cfg.Mode != "stuck" {
 			// The fault is about to start: a script may now signal mcpctl.
 			if err := os.WriteFile(s.ready, nil, 0o644); err != nil {
 				fmt.Fprintf(s.stderr, "faultserver: creating ready file: %v\n", err)
@@ -116,14 +116,38 @@ func (s *server) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 		if err := w.Flush(); err != nil {
 			return fmt.Errorf("writing: %w", err)
 		}
+		if s.cfg.Mode == "stuck" && m.Method == pauseAt(s.cfg.Mode) {
+			s.stuck()
+		}
+	}
+}
+
+// pauseAt is the method after which readStdio stops reading stdin: the
+// call that sets off flood-not-reading's flood, the listing after which
+// stuck hangs.
+func pauseAt(mode string) string {
+	if mode == "stuck" {
+		return "tools/list"
+	}
+	return "tools/call"
+}
+
+// stuck is where stuck hangs: stdin is no longer read and nothing more is
+// answered. A script may now signal mcpctl, or wait for its timeout.
+func (s *server) stuck() {
+	if s.ready == "" {
+		return
+	}
+	if err := os.WriteFile(s.ready, nil, 0o644); err != nil {
+		fmt.Fprintf(s.stderr, "faultserver: creating ready file: %v\n", err)
 	}
 }
 
 // readStdio logs every line and passes requests and notifications on until
 // stdin ends or done is closed. Lines may be of any length. With a non-nil
-// resume, it stops reading after passing on the first tools/call, until
-// resume is closed: the server's stdin then fills up as a real server's
-// does when it stops reading.
+// resume, it stops reading after passing on the first request of the
+// method pauseAt names, until resume is closed: the server's stdin then
+// fills up as a real server's does when it stops reading.
 func (s *server) readStdio(stdin io.Reader, requests chan<- message, done, resume <-chan struct{}) {
 	defer close(requests)
 	br := bufio.NewReader(stdin)
@@ -144,7 +168,7 @@ func (s *server) readStdio(stdin io.Reader, requests chan<- message, done, resum
 				case <-done:
 					return
 				}
-				if resume != nil && m.Method == "tools/call" {
+				if resume != nil && m.Method == pauseAt(s.cfg.Mode) {
 					select {
 					case <-resume:
 						resume = nil
