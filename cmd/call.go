@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpctl/mcpctl/client"
-	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/transport"
@@ -58,11 +57,13 @@ Arguments follow the httpie convention:
                 key=value arguments are merged over it
 
 Text content is printed; images and audio are saved to files under
---save-dir (a fresh temporary folder by default; existing files are never
-replaced) and their paths printed; resource links and embedded resources
+--save-dir (existing files are never replaced; on a terminal without it,
+a cache folder that keeps the newest 100 files; piped without it, nothing
+is saved) and their paths printed; resource links and embedded resources
 are shown with URI and MIME type, annotations on an [annotations] line.
 structuredContent is printed as JSON: alone when the text only restates
-it, else under a "structuredContent:" label after a "content:" one.
+it, the text alone when structuredContent only holds it, else under a
+"structuredContent:" label after a "content:" one.
 -o json prints the protocol result.
 
 With --sign-key the request carries an HMAC signature in params._meta
@@ -141,7 +142,7 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 	server := addedFlags(cmd, "Server", func() { addServerFlags(cmd, &opts.Server) })
 	output := addedFlags(cmd, "Output", func() {
 		addOutputFlags(cmd, &opts.Output)
-		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: a new temporary folder)")
+		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: on a terminal, a cache folder kept to the newest 100 files; piped, none)")
 	})
 	signing := addedFlags(cmd, "Signing", func() { addSignFlags(cmd, &opts.Sign) })
 	arguments := addedFlags(cmd, "Argument", func() {
@@ -275,7 +276,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		if err := opts.Output.write(p, opts.Sign.jsonOutput(res.Raw)); err != nil {
 			return err
 		}
-	} else if err := printToolResult(p, res, opts.SaveDir); err != nil {
+	} else if err := f.printToolResult(p, res, opts.SaveDir, opts.Server.Verbose); err != nil {
 		return err
 	}
 	var auditErr *session.AuditError
@@ -356,13 +357,6 @@ func violationsError(headline string, violations []schema.Violation) error {
 		b.WriteString("\n  " + v.String())
 	}
 	return &ExitCodeError{Code: ExitValidation, Msg: b.String()}
-}
-
-// printToolResult writes a tool result as text: content and
-// structuredContent each said once (see [render.Printer.ToolResult]).
-func printToolResult(p *render.Printer, res *client.CallToolResult, saveDir string) error {
-	_, err := p.ToolResult(res.Content, res.StructuredContent, render.ContentOptions{SaveDir: saveDir})
-	return err
 }
 
 func findTool(tools []client.Tool, name string) *client.Tool {

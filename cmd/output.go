@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -291,6 +293,74 @@ func (f *Factory) printer() *render.Printer {
 		})
 	}
 	return p
+}
+
+// blobCacheDir is the folder binary content goes to on a terminal when no
+// --save-dir is given: os.UserCacheDir()/mcpctl/blobs, read from the
+// factory's environment (XDG_CACHE_HOME, else ~/.cache; the system's
+// folder on macOS and Windows).
+func (f *Factory) blobCacheDir() (string, error) {
+	if d, ok := f.LookupEnv("XDG_CACHE_HOME"); ok && filepath.IsAbs(d) {
+		return filepath.Join(d, "mcpctl", "blobs"), nil
+	}
+	switch f.GOOS {
+	case "darwin", "ios":
+		if home := f.home(); home != "" {
+			return filepath.Join(home, "Library", "Caches", "mcpctl", "blobs"), nil
+		}
+	case "windows", "plan9":
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(d, "mcpctl", "blobs"), nil
+	default:
+		if home := f.home(); home != "" {
+			return filepath.Join(home, ".cache", "mcpctl", "blobs"), nil
+		}
+	}
+	return "", errors.New("no home directory (HOME is not set) and no XDG_CACHE_HOME")
+}
+
+// contentOptions says where the binary content a command prints goes:
+// into saveDir when given (--save-dir); on a terminal, into the bounded
+// cache folder ([Factory.blobCacheDir]); piped, nowhere. done, called once
+// the content is printed, says on stderr how many blocks were not saved
+// and how to save them. With verbose, a copy of the content left out is
+// noted on stderr.
+func (f *Factory) contentOptions(saveDir string, verbose bool) (opts render.ContentOptions, done func()) {
+	ios := f.IOStreams
+	opts.SaveDir = saveDir
+	if saveDir == "" && ios.IsStdoutTTY() {
+		if dir, err := f.blobCacheDir(); err == nil {
+			opts.CacheDir = dir
+		} else if verbose {
+			fmt.Fprintf(ios.ErrOut, "mcpctl: binary content is not saved: no cache folder: %v\n", err)
+		}
+	}
+	unsaved := 0
+	opts.Unsaved = func() { unsaved++ }
+	if verbose {
+		opts.Note = func(msg string) { fmt.Fprintln(ios.ErrOut, "mcpctl: "+msg) }
+	}
+	return opts, func() {
+		switch {
+		case unsaved == 1:
+			fmt.Fprintln(ios.ErrOut, "mcpctl: 1 binary block was not saved: give --save-dir DIR to save it")
+		case unsaved > 1:
+			fmt.Fprintf(ios.ErrOut, "mcpctl: %d binary blocks were not saved: give --save-dir DIR to save them\n", unsaved)
+		}
+	}
+}
+
+// printToolResult writes a tool result as text: content and
+// structuredContent each said once (see [render.Printer.ToolResult]),
+// binary content where [Factory.contentOptions] puts it.
+func (f *Factory) printToolResult(p *render.Printer, res *client.CallToolResult, saveDir string, verbose bool) error {
+	opts, done := f.contentOptions(saveDir, verbose)
+	_, err := p.ToolResult(res.Content, res.StructuredContent, opts)
+	done()
+	return err
 }
 
 // notificationPrinter shows server log messages and progress on stderr;

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/client"
-	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -57,7 +56,7 @@ sent. A server that did not declare the "prompts" capability is not asked.`,
 	}
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
-	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs in messages; files there are never replaced (default: a new temporary folder)")
+	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs in messages; files there are never replaced (default: on a terminal, a cache folder kept to the newest 100 files; piped, none)")
 	return cmd
 }
 
@@ -109,7 +108,10 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 			return err
 		}
 	}
-	return p.Messages(res.Messages, render.ContentOptions{SaveDir: opts.SaveDir})
+	copts, done := f.contentOptions(opts.SaveDir, opts.Server.Verbose)
+	err = p.Messages(res.Messages, copts)
+	done()
+	return err
 }
 
 func findPrompt(prompts []client.Prompt, name string) *client.Prompt {

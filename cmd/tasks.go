@@ -88,7 +88,7 @@ func newCmdTasksSub(f *Factory, runF func(string, *TasksOptions) error, name, sh
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
 	if name == "result" {
-		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: a new temporary folder)")
+		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: on a terminal, a cache folder kept to the newest 100 files; piped, none)")
 	}
 	return cmd
 }
@@ -148,7 +148,7 @@ func tasksRun(ctx context.Context, name string, opts *TasksOptions) error {
 			if err := opts.Output.write(p, res.Raw); err != nil {
 				return err
 			}
-		} else if err := printToolResult(p, res, opts.SaveDir); err != nil {
+		} else if err := f.printToolResult(p, res, opts.SaveDir, opts.Server.Verbose); err != nil {
 			return err
 		}
 		if res.IsError {

@@ -46,6 +46,12 @@
 //     lines, sorted.
 //   - image-no-mimetype: tools/call returns an image block ([ImageData], a
 //     PNG) without the mimeType every revision of the schema requires.
+//   - result-shapes: tools/call answers in the shape its message
+//     argument names: "file" (a text block and structuredContent
+//     {"content": the same text}, as filesystem servers answer), "json"
+//     (a text block holding structuredContent's JSON), "empty" (no
+//     content), "images" (two PNG image blocks, [ImageData]); anything
+//     else is echoed as text.
 //   - prompt-system-role: the server offers prompts: one, [PromptName],
 //     whose prompts/get message has the role "system", which no revision
 //     allows (only "user" and "assistant").
@@ -191,6 +197,7 @@ var modes = map[string]mode{
 	"print-env":            {stdio: true, http: true},
 	"image-no-mimetype":    {stdio: true, http: true},
 	"prompt-system-role":   {stdio: true, http: true},
+	"result-shapes":        {stdio: true, http: true},
 
 	"crash-before-init": {stdio: true},
 	"crash-after-init":  {stdio: true},

@@ -184,6 +184,10 @@ func (s *server) toolsCall(m message, secrets []string) ([][]byte, error) {
 		return [][]byte{logMessage(EscapeText), response(id, textResult(EscapeText))}, nil
 	case "image-no-mimetype":
 		return [][]byte{response(id, mustJSON(object{"content": []any{object{"type": "image", "data": ImageData}}}))}, nil
+	case "result-shapes":
+		if res := shapedResult(m.Params); res != nil {
+			return [][]byte{response(id, res)}, nil
+		}
 	case "print-env":
 		env := os.Environ()
 		slices.Sort(env)
@@ -270,4 +274,28 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// shapedResult is the tools/call result of the result-shapes mode for the
+// shape params' message names, nil for a message that names none.
+func shapedResult(params json.RawMessage) []byte {
+	var p struct {
+		Arguments struct {
+			Message string `json:"message"`
+		} `json:"arguments"`
+	}
+	_ = json.Unmarshal(params, &p) // no message: no shape
+	const file = "line one\nline two\n"
+	image := object{"type": "image", "mimeType": "image/png", "data": ImageData}
+	switch p.Arguments.Message {
+	case "file":
+		return mustJSON(object{"content": []any{object{"type": "text", "text": file}}, "structuredContent": object{"content": file}})
+	case "json":
+		return mustJSON(object{"content": []any{object{"type": "text", "text": `{"b": [1, 2], "a": "x"}`}}, "structuredContent": object{"a": "x", "b": []int{1, 2}}})
+	case "empty":
+		return mustJSON(object{"content": []any{}})
+	case "images":
+		return mustJSON(object{"content": []any{image, image}})
+	}
+	return nil
 }
