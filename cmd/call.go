@@ -121,7 +121,7 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 				return batchRun(cmd.Context(), opts)
 			}
 			if len(args) == 0 {
-				return flagErrorf("call needs the name of a tool, e.g. mcpctl call --demo echo message=hi")
+				return flagErrorf("call needs the name of a tool, e.g. %s", f.commandHint("call echo message=hi", "--demo"))
 			}
 			opts.Tool, opts.Args = args[0], args[1:]
 			if err := opts.Output.validate(); err != nil {
@@ -207,7 +207,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	}
 	tool := findTool(tools, opts.Tool)
 	if tool == nil {
-		return unknownToolError(opts.Tool, tools)
+		return unknownToolError(opts.Tool, tools, f.commandHint("list", ""))
 	}
 	// A value of the wrong type is kept as typed: validation lists it with
 	// every other violation (exit 5), and --no-validate sends the text.
@@ -369,7 +369,7 @@ func findTool(tools []client.Tool, name string) *client.Tool {
 }
 
 // unknownToolError names the tool, the closest names and how to list them.
-func unknownToolError(name string, tools []client.Tool) error {
+func unknownToolError(name string, tools []client.Tool, listHint string) error {
 	names := make([]string, len(tools))
 	for i, t := range tools {
 		names[i] = t.Name
@@ -381,6 +381,6 @@ func unknownToolError(name string, tools []client.Tool) error {
 	} else if len(names) > 0 && len(names) <= 20 {
 		msg += "; its tools are: " + strings.Join(names, ", ")
 	}
-	msg += " (see: mcpctl list)"
+	msg += " (see: " + listHint + ")"
 	return &FlagError{Err: fmt.Errorf("%s", msg)}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/term"
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
@@ -293,6 +294,42 @@ func (f *Factory) printer() *render.Printer {
 		})
 	}
 	return p
+}
+
+// errWidth is the width error lines wrap at: the terminal's (COLUMNS when
+// set) when stderr is one, else 0, which leaves them on one line.
+func (s *IOStreams) errWidth() int {
+	if !s.stderrTTY {
+		return 0
+	}
+	if s.width > 0 {
+		return s.width
+	}
+	if f, ok := s.ErrOut.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return defaultTerminalWidth
+}
+
+// commandHint writes an mcpctl command line for an error's hint as it is
+// typed where the command runs: "mcpctl read --demo demo://readme" in a
+// terminal, "read demo://readme" at the shell's prompt. server, the flags
+// that choose a server in the example, is left out in the shell, which
+// chose its server when it started.
+func (f *Factory) commandHint(line, server string) string {
+	if f.shared != nil {
+		return line
+	}
+	name, rest, _ := strings.Cut(line, " ")
+	parts := []string{"mcpctl", name}
+	for _, p := range []string{server, rest} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // blobCacheDir is the folder binary content goes to on a terminal when no

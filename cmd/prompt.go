@@ -90,7 +90,7 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 	}
 	prompt := findPrompt(prompts, opts.Name)
 	if prompt == nil {
-		return unknownPromptError(opts.Name, prompts)
+		return unknownPromptError(opts.Name, prompts, f.commandHint("list prompts", ""))
 	}
 	if err := checkPromptArgs(prompt, args); err != nil {
 		return err
@@ -125,7 +125,7 @@ func findPrompt(prompts []client.Prompt, name string) *client.Prompt {
 
 // unknownPromptError names the prompt, the closest names and how to list
 // them, as [unknownToolError] does for tools.
-func unknownPromptError(name string, prompts []client.Prompt) error {
+func unknownPromptError(name string, prompts []client.Prompt, listHint string) error {
 	names := make([]string, len(prompts))
 	for i, p := range prompts {
 		names[i] = p.Name
@@ -137,7 +137,7 @@ func unknownPromptError(name string, prompts []client.Prompt) error {
 	} else if len(names) > 0 && len(names) <= 20 {
 		msg += "; its prompts are: " + strings.Join(names, ", ")
 	}
-	msg += " (see: mcpctl list prompts)"
+	msg += " (see: " + listHint + ")"
 	return &FlagError{Err: fmt.Errorf("%s", msg)}
 }
 

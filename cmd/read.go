@@ -36,7 +36,7 @@ template's variables filled in. A server that did not declare the
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) != 1 {
-				return flagErrorf("read takes exactly one URI, e.g. mcpctl read --demo demo://readme")
+				return flagErrorf("read takes exactly one URI, e.g. %s", f.commandHint("read demo://readme", "--demo"))
 			}
 			opts.URI = args[0]
 			if err := opts.Output.validate(); err != nil {

@@ -149,8 +149,8 @@ func shellRun(ctx context.Context, opts *ShellOptions) error {
 	sc := &shellCLI{opts: opts, tty: tty}
 	sopts := shell.Options{
 		In: f.IOStreams.In, Out: f.IOStreams.Out, ErrOut: f.IOStreams.ErrOut,
-		Terminal: tty, ErrTerminal: f.IOStreams.IsStderrTTY(), ErrColor: f.IOStreams.ColorErrEnabled(),
-		Width: f.IOStreams.TerminalWidth, JSON: opts.Output.structured(), MaxLine: limit,
+		Terminal: tty, ErrTerminal: f.IOStreams.IsStderrTTY(), ErrColor: f.IOStreams.ColorErrEnabled(), ErrWidth: f.IOStreams.errWidth,
+		Width: f.IOStreams.TerminalWidth, JSON: opts.Output.structured(), Verbose: opts.Server.Verbose, MaxLine: limit,
 		Commands: shellCLICommands(), Connect: sc.connect, Run: sc.run, Completer: shellCompleter{},
 		Warn: sc.warn, Redact: f.Redactor().String,
 	}

@@ -69,9 +69,9 @@ func newCmdTasksSub(f *Factory, runF func(string, *TasksOptions) error, name, sh
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) != nargs {
 				if nargs == 0 {
-					return flagErrorf("tasks %s takes no arguments, e.g. mcpctl tasks %s --url URL", name, name)
+					return flagErrorf("tasks %s takes no arguments, e.g. %s", name, f.commandHint("tasks "+name, "--url URL"))
 				}
-				return flagErrorf("tasks %s takes exactly one task id, e.g. mcpctl tasks %s TASK-ID --url URL", name, name)
+				return flagErrorf("tasks %s takes exactly one task id, e.g. %s", name, f.commandHint("tasks "+name+" TASK-ID", "--url URL"))
 			}
 			if nargs == 1 {
 				opts.TaskID = args[0]

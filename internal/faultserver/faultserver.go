@@ -52,6 +52,10 @@
 //     (a text block holding structuredContent's JSON), "empty" (no
 //     content), "images" (two PNG image blocks, [ImageData]); anything
 //     else is echoed as text.
+//   - announces-lists: tools are declared with listChanged, and the first
+//     tools/list is preceded by two notifications/tools/list_changed that
+//     change nothing, as servers announce their lists at start
+//     (server-everything does).
 //   - prompt-system-role: the server offers prompts: one, [PromptName],
 //     whose prompts/get message has the role "system", which no revision
 //     allows (only "user" and "assistant").
@@ -139,6 +143,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -198,6 +203,7 @@ var modes = map[string]mode{
 	"image-no-mimetype":    {stdio: true, http: true},
 	"prompt-system-role":   {stdio: true, http: true},
 	"result-shapes":        {stdio: true, http: true},
+	"announces-lists":      {stdio: true, http: true},
 
 	"crash-before-init": {stdio: true},
 	"crash-after-init":  {stdio: true},
@@ -264,6 +270,8 @@ type server struct {
 	stderr io.Writer
 	ready  string // -ready
 	http   *httpState
+	// listed is set by the first tools/list (announces-lists).
+	listed atomic.Bool
 }
 
 // Exit statuses of Main.

@@ -75,6 +75,10 @@ func (s *server) handle(ctx context.Context, m message, secrets []string, sessio
 		out = [][]byte{response(m.ID, []byte("{}"))}
 	case "tools/list":
 		out, err = s.toolsList(ctx, m)
+		if s.cfg.Mode == "announces-lists" && err == nil && !s.listed.Swap(true) {
+			changed := notification("notifications/tools/list_changed", object{})
+			out = append([][]byte{changed, changed}, out...)
+		}
 	case "tools/call":
 		out, err = s.toolsCall(m, secrets)
 	case "prompts/list", "prompts/get":
@@ -210,6 +214,8 @@ func (s *server) toolsCall(m message, secrets []string) ([][]byte, error) {
 func (s *server) capabilities() object {
 	caps := object{"tools": object{}, "logging": object{}}
 	switch s.cfg.Mode {
+	case "announces-lists":
+		caps["tools"] = object{"listChanged": true}
 	case "session-ends":
 		caps["tools"] = object{"listChanged": true}
 		caps["prompts"] = object{"listChanged": true}
