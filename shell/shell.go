@@ -467,10 +467,11 @@ func (sh *shell) printNotifications(ctx context.Context) {
 
 // settle prints the notifications that came while the shell started. The
 // list changes among them are the server announcing the lists the shell
-// has just listed: unless Verbose, they are listed again without a word.
+// has just listed: unless Verbose (or JSON), they are listed again without
+// a word.
 func (sh *shell) settle(ctx context.Context) {
-	if sh.opts.Verbose {
-		return // printed as any other
+	if sh.opts.Verbose || sh.opts.JSON {
+		return // printed as any other: JSON events are all kept
 	}
 	sh.outMu.Lock()
 	defer sh.outMu.Unlock()
