@@ -234,6 +234,12 @@ func (sc *shellCLI) run(ctx context.Context, args []string, out, errOut io.Write
 			return flagErrorf("the server command belongs to mcpctl shell, not to its commands (no -- on a line)")
 		}
 		fs := c.Flags()
+		if sc.opts.Server.Verbose && fs.Lookup("verbose") != nil {
+			// The shell's -v is its commands': their notes too.
+			if err := fs.Set("verbose", "true"); err != nil {
+				return err
+			}
+		}
 		if fs.Lookup("output") != nil && !fs.Changed("output") && !fs.Changed("json") && !fs.Changed("jq") {
 			return fs.Set("output", sc.opts.Output.Format)
 		}
