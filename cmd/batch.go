@@ -74,9 +74,11 @@ func batchRun(ctx context.Context, opts *CallOptions) error {
 		Server:      s.Name(),
 		Task:        opts.Task,
 		Shown:       shownDespite,
-		UnknownTool: unknownToolError,
-		ExitCode:    func(err error) int { return exitCode(err, false) },
-		Redact:      f.Redactor().String,
+		UnknownTool: func(name string, tools []client.Tool) error {
+			return unknownToolError(name, tools, f.commandHint("list", ""))
+		},
+		ExitCode: func(err error) int { return exitCode(err, false) },
+		Redact:   f.Redactor().String,
 	}
 	if f.IOStreams.IsStderrTTY() {
 		bo.Progress = batch.NewTerminalProgress(f.IOStreams.ErrOut)

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpctl/mcpctl/client"
-	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/transport"
@@ -62,11 +61,13 @@ Arguments follow the httpie convention:
                 key=value arguments are merged over it
 
 Text content is printed; images and audio are saved to files under
---save-dir (a fresh temporary folder by default; existing files are never
-replaced) and their paths printed; resource links and embedded resources
+--save-dir (existing files are never replaced; on a terminal without it,
+a cache folder that keeps the newest 100 files; piped without it, nothing
+is saved) and their paths printed; resource links and embedded resources
 are shown with URI and MIME type, annotations on an [annotations] line.
 structuredContent is printed as JSON: alone when the text only restates
-it, else under a "structuredContent:" label after a "content:" one.
+it, the text alone when structuredContent only holds it, else under a
+"structuredContent:" label after a "content:" one.
 -o json prints the protocol result.
 
 With --sign-key the request carries an HMAC signature in params._meta
@@ -124,7 +125,7 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 				return batchRun(cmd.Context(), opts)
 			}
 			if len(args) == 0 {
-				return flagErrorf("call needs the name of a tool, e.g. mcpctl call --demo echo message=hi")
+				return flagErrorf("call needs the name of a tool, e.g. %s", f.commandHint("call echo message=hi", "--demo"))
 			}
 			opts.Tool, opts.Args = args[0], args[1:]
 			if err := opts.Output.validate(); err != nil {
@@ -145,7 +146,7 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 	server := addedFlags(cmd, "Server", func() { addServerFlags(cmd, &opts.Server) })
 	output := addedFlags(cmd, "Output", func() {
 		addOutputFlags(cmd, &opts.Output)
-		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: a new temporary folder)")
+		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: on a terminal, a cache folder kept to the newest 100 files; piped, none)")
 	})
 	signing := addedFlags(cmd, "Signing", func() { addSignFlags(cmd, &opts.Sign) })
 	arguments := addedFlags(cmd, "Argument", func() {
@@ -211,7 +212,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	}
 	tool := findTool(tools, opts.Tool)
 	if tool == nil {
-		return unknownToolError(opts.Tool, tools)
+		return unknownToolError(opts.Tool, tools, f.commandHint("list", ""))
 	}
 	// A value of the wrong type is kept as typed: validation lists it with
 	// every other violation (exit 5), and --no-validate sends the text.
@@ -280,7 +281,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		if err := opts.Output.write(p, opts.Sign.jsonOutput(res.Raw)); err != nil {
 			return err
 		}
-	} else if err := printToolResult(p, res, opts.SaveDir); err != nil {
+	} else if err := f.printToolResult(p, res, opts.SaveDir, opts.Server.Verbose); err != nil {
 		return err
 	}
 	var auditErr *session.AuditError
@@ -374,13 +375,6 @@ func violationsError(headline string, violations []schema.Violation) error {
 	return &ExitCodeError{Code: ExitValidation, Msg: b.String()}
 }
 
-// printToolResult writes a tool result as text: content and
-// structuredContent each said once (see [render.Printer.ToolResult]).
-func printToolResult(p *render.Printer, res *client.CallToolResult, saveDir string) error {
-	_, err := p.ToolResult(res.Content, res.StructuredContent, render.ContentOptions{SaveDir: saveDir})
-	return err
-}
-
 func findTool(tools []client.Tool, name string) *client.Tool {
 	for i := range tools {
 		if tools[i].Name == name {
@@ -391,7 +385,7 @@ func findTool(tools []client.Tool, name string) *client.Tool {
 }
 
 // unknownToolError names the tool, the closest names and how to list them.
-func unknownToolError(name string, tools []client.Tool) error {
+func unknownToolError(name string, tools []client.Tool, listHint string) error {
 	names := make([]string, len(tools))
 	for i, t := range tools {
 		names[i] = t.Name
@@ -403,6 +397,6 @@ func unknownToolError(name string, tools []client.Tool) error {
 	} else if len(names) > 0 && len(names) <= 20 {
 		msg += "; its tools are: " + strings.Join(names, ", ")
 	}
-	msg += " (see: mcpctl list)"
+	msg += " (see: " + listHint + ")"
 	return &FlagError{Err: fmt.Errorf("%s", msg)}
 }

@@ -137,7 +137,7 @@ func completeRun(ctx context.Context, opts *CompleteOptions) error {
 	}
 	ref := client.PromptRef(opts.Target)
 	if opts.Kind == "template" {
-		uri, err := templateURI(ctx, s, opts.Target)
+		uri, err := templateURI(ctx, s, opts.Target, f)
 		if err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func completeRun(ctx context.Context, opts *CompleteOptions) error {
 
 // templateURI is the URI template target names: itself when it looks like
 // one, else the URI template of the template of that name.
-func templateURI(ctx context.Context, s *session.Session, target string) (string, error) {
+func templateURI(ctx context.Context, s *session.Session, target string, f *Factory) (string, error) {
 	if strings.Contains(target, "{") {
 		return target, nil
 	}
@@ -191,7 +191,7 @@ func templateURI(ctx context.Context, s *session.Session, target string) (string
 		}
 		known = append(known, t.URITemplate, t.Name)
 	}
-	return "", notFoundError("template", target, known)
+	return "", notFoundError("template", target, known, f)
 }
 
 // completeArgumentValue asks the server for the values of a prompt

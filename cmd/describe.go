@@ -61,7 +61,7 @@ server does not have exits 2 with the names closest to it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) != 2 {
-				return flagErrorf("describe needs a kind and a name, e.g. mcpctl describe tool echo --demo")
+				return flagErrorf("describe needs a kind and a name, e.g. %s", f.commandHint("describe tool echo", "--demo"))
 			}
 			opts.Kind, opts.Name = strings.TrimSuffix(args[0], "s"), args[1]
 			if !slices.Contains(describeKinds, opts.Kind) {
@@ -107,7 +107,7 @@ func describeRun(ctx context.Context, opts *DescribeOptions) error {
 		}
 		t := findTool(tools, opts.Name)
 		if t == nil {
-			return notFoundError("tool", opts.Name, itemNames(tools, func(t client.Tool) string { return t.Name }))
+			return notFoundError("tool", opts.Name, itemNames(tools, func(t client.Tool) string { return t.Name }), f)
 		}
 		return show(t.Raw, func() error { return p.DescribeTool(t) })
 	case "prompt":
@@ -120,7 +120,7 @@ func describeRun(ctx context.Context, opts *DescribeOptions) error {
 				return show(pr.Raw, func() error { return p.DescribePrompt(pr) })
 			}
 		}
-		return notFoundError("prompt", opts.Name, itemNames(prompts, func(p client.Prompt) string { return p.Name }))
+		return notFoundError("prompt", opts.Name, itemNames(prompts, func(p client.Prompt) string { return p.Name }), f)
 	}
 	// A resource by URI or name, else a resource template by URI template
 	// or name.
@@ -149,7 +149,7 @@ func describeRun(ctx context.Context, opts *DescribeOptions) error {
 	for _, t := range templates {
 		known = append(known, t.URITemplate, t.Name)
 	}
-	return notFoundError(opts.Kind, opts.Name, known)
+	return notFoundError(opts.Kind, opts.Name, known, f)
 }
 
 // findResource finds a resource by URI, else by name.
@@ -178,7 +178,7 @@ func itemNames[T any](items []T, name func(T) string) []string {
 // notFoundError is the one line for a name the server does not have: the
 // close matches, or every name when there are few, and how to list them.
 // It is a usage error, as an unknown tool is for call.
-func notFoundError(kind, name string, known []string) error {
+func notFoundError(kind, name string, known []string, f *Factory) error {
 	msg := fmt.Sprintf("the server has no %s %q", kind, name)
 	if close := closeMatches(name, known); len(close) > 0 {
 		msg += "; close matches: " + strings.Join(close, ", ")
@@ -188,7 +188,7 @@ func notFoundError(kind, name string, known []string) error {
 		msg += fmt.Sprintf("; it has no %ss", kind)
 	}
 	list := map[string]string{"tool": "tools", "prompt": "prompts", "resource": "resources", "template": "templates"}[kind]
-	msg += fmt.Sprintf(" (see: mcpctl list %s)", list)
+	msg += fmt.Sprintf(" (see: %s)", f.commandHint("list "+list, ""))
 	return &FlagError{Err: fmt.Errorf("%s", msg)}
 }
 

@@ -131,7 +131,7 @@ func (f *Factory) Connect(ctx context.Context, o *ServerOptions) (*session.Sessi
 	}
 	s, err := session.Connect(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, f.endpointHint(ctx, o, err)
 	}
 	if err := s.EraNotRemembered(); err != nil && o.Verbose {
 		fmt.Fprintf(ios.ErrOut, "mcpctl: could not remember the era of %s (the next command probes again): %v\n", s.Name(), err)

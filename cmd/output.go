@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/term"
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/render"
@@ -291,6 +294,110 @@ func (f *Factory) printer() *render.Printer {
 		})
 	}
 	return p
+}
+
+// errWidth is the width error lines wrap at: the terminal's (COLUMNS when
+// set) when stderr is one, else 0, which leaves them on one line.
+func (s *IOStreams) errWidth() int {
+	if !s.stderrTTY {
+		return 0
+	}
+	if s.width > 0 {
+		return s.width
+	}
+	if f, ok := s.ErrOut.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return defaultTerminalWidth
+}
+
+// commandHint writes an mcpctl command line for an error's hint as it is
+// typed where the command runs: "mcpctl read --demo demo://readme" in a
+// terminal, "read demo://readme" at the shell's prompt. server, the flags
+// that choose a server in the example, is left out in the shell, which
+// chose its server when it started.
+func (f *Factory) commandHint(line, server string) string {
+	if f.shared != nil {
+		return line
+	}
+	name, rest, _ := strings.Cut(line, " ")
+	parts := []string{"mcpctl", name}
+	for _, p := range []string{server, rest} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// blobCacheDir is the folder binary content goes to on a terminal when no
+// --save-dir is given: os.UserCacheDir()/mcpctl/blobs, read from the
+// factory's environment (XDG_CACHE_HOME, else ~/.cache; the system's
+// folder on macOS and Windows).
+func (f *Factory) blobCacheDir() (string, error) {
+	if d, ok := f.LookupEnv("XDG_CACHE_HOME"); ok && filepath.IsAbs(d) {
+		return filepath.Join(d, "mcpctl", "blobs"), nil
+	}
+	switch f.GOOS {
+	case "darwin", "ios":
+		if home := f.home(); home != "" {
+			return filepath.Join(home, "Library", "Caches", "mcpctl", "blobs"), nil
+		}
+	case "windows", "plan9":
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(d, "mcpctl", "blobs"), nil
+	default:
+		if home := f.home(); home != "" {
+			return filepath.Join(home, ".cache", "mcpctl", "blobs"), nil
+		}
+	}
+	return "", errors.New("no home directory (HOME is not set) and no XDG_CACHE_HOME")
+}
+
+// contentOptions says where the binary content a command prints goes:
+// into saveDir when given (--save-dir); on a terminal, into the bounded
+// cache folder ([Factory.blobCacheDir]); piped, nowhere. done, called once
+// the content is printed, says on stderr how many blocks were not saved
+// and how to save them. With verbose, a copy of the content left out is
+// noted on stderr.
+func (f *Factory) contentOptions(saveDir string, verbose bool) (opts render.ContentOptions, done func()) {
+	ios := f.IOStreams
+	opts.SaveDir = saveDir
+	if saveDir == "" && ios.IsStdoutTTY() {
+		if dir, err := f.blobCacheDir(); err == nil {
+			opts.CacheDir = dir
+		} else if verbose {
+			fmt.Fprintf(ios.ErrOut, "mcpctl: binary content is not saved: no cache folder: %v\n", err)
+		}
+	}
+	unsaved := 0
+	opts.Unsaved = func() { unsaved++ }
+	if verbose {
+		opts.Note = func(msg string) { fmt.Fprintln(ios.ErrOut, "mcpctl: "+msg) }
+	}
+	return opts, func() {
+		switch {
+		case unsaved == 1:
+			fmt.Fprintln(ios.ErrOut, "mcpctl: 1 binary block was not saved: give --save-dir DIR to save it")
+		case unsaved > 1:
+			fmt.Fprintf(ios.ErrOut, "mcpctl: %d binary blocks were not saved: give --save-dir DIR to save them\n", unsaved)
+		}
+	}
+}
+
+// printToolResult writes a tool result as text: content and
+// structuredContent each said once (see [render.Printer.ToolResult]),
+// binary content where [Factory.contentOptions] puts it.
+func (f *Factory) printToolResult(p *render.Printer, res *client.CallToolResult, saveDir string, verbose bool) error {
+	opts, done := f.contentOptions(saveDir, verbose)
+	_, err := p.ToolResult(res.Content, res.StructuredContent, opts)
+	done()
+	return err
 }
 
 // notificationPrinter shows server log messages and progress on stderr;

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/client"
-	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -61,7 +60,7 @@ sent. A server that did not declare the "prompts" capability is not asked.`,
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
 	cmd.Flags().BoolVar(&opts.AllowUnknown, "allow-unknown", false, "Send arguments the prompt does not declare")
-	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs in messages; files there are never replaced (default: a new temporary folder)")
+	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs in messages; files there are never replaced (default: on a terminal, a cache folder kept to the newest 100 files; piped, none)")
 	return cmd
 }
 
@@ -95,7 +94,7 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 	}
 	prompt := findPrompt(prompts, opts.Name)
 	if prompt == nil {
-		return unknownPromptError(opts.Name, prompts)
+		return unknownPromptError(opts.Name, prompts, f.commandHint("list prompts", ""))
 	}
 	if err := checkPromptArgs(prompt, args, opts.AllowUnknown); err != nil {
 		return err
@@ -113,7 +112,10 @@ func promptRun(ctx context.Context, opts *PromptOptions) error {
 			return err
 		}
 	}
-	return p.Messages(res.Messages, render.ContentOptions{SaveDir: opts.SaveDir})
+	copts, done := f.contentOptions(opts.SaveDir, opts.Server.Verbose)
+	err = p.Messages(res.Messages, copts)
+	done()
+	return err
 }
 
 func findPrompt(prompts []client.Prompt, name string) *client.Prompt {
@@ -127,7 +129,7 @@ func findPrompt(prompts []client.Prompt, name string) *client.Prompt {
 
 // unknownPromptError names the prompt, the closest names and how to list
 // them, as [unknownToolError] does for tools.
-func unknownPromptError(name string, prompts []client.Prompt) error {
+func unknownPromptError(name string, prompts []client.Prompt, listHint string) error {
 	names := make([]string, len(prompts))
 	for i, p := range prompts {
 		names[i] = p.Name
@@ -139,7 +141,7 @@ func unknownPromptError(name string, prompts []client.Prompt) error {
 	} else if len(names) > 0 && len(names) <= 20 {
 		msg += "; its prompts are: " + strings.Join(names, ", ")
 	}
-	msg += " (see: mcpctl list prompts)"
+	msg += " (see: " + listHint + ")"
 	return &FlagError{Err: fmt.Errorf("%s", msg)}
 }
 

@@ -56,11 +56,11 @@ func TestCheckPromptArgs(t *testing.T) {
 
 func TestUnknownPromptError(t *testing.T) {
 	prompts := []client.Prompt{{Name: "summarize"}, {Name: "review_code"}}
-	err := unknownPromptError("summarise", prompts)
+	err := unknownPromptError("summarise", prompts, "mcpctl list prompts")
 	if exitCode(err, false) != ExitUsage || !strings.Contains(err.Error(), `did you mean "summarize"?`) {
 		t.Errorf("got %v (exit %d), want a usage error suggesting summarize", err, exitCode(err, false))
 	}
-	err = unknownPromptError("zzz", prompts)
+	err = unknownPromptError("zzz", prompts, "mcpctl list prompts")
 	if !strings.Contains(err.Error(), "its prompts are: review_code, summarize") {
 		t.Errorf("got %v, want the prompts listed", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/client"
-	"github.com/mcpctl/mcpctl/render"
 )
 
 // ReadOptions are the options of `mcpctl read`.
@@ -37,7 +36,7 @@ template's variables filled in. A server that did not declare the
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) != 1 {
-				return flagErrorf("read takes exactly one URI, e.g. mcpctl read --demo demo://readme")
+				return flagErrorf("read takes exactly one URI, e.g. %s", f.commandHint("read demo://readme", "--demo"))
 			}
 			opts.URI = args[0]
 			if err := opts.Output.validate(); err != nil {
@@ -51,7 +50,7 @@ template's variables filled in. A server that did not declare the
 	}
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
-	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for binary contents; files there are never replaced (default: a new temporary folder)")
+	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for binary contents; files there are never replaced (default: on a terminal, a cache folder kept to the newest 100 files; piped, none)")
 	return cmd
 }
 
@@ -80,6 +79,9 @@ func readRun(ctx context.Context, opts *ReadOptions) error {
 	for i := range res.Contents {
 		blocks[i] = client.Content{Type: "resource", Resource: &res.Contents[i]}
 	}
-	_, err = p.Content(blocks, render.ContentOptions{SaveDir: opts.SaveDir, Bare: len(blocks) == 1})
+	copts, done := f.contentOptions(opts.SaveDir, opts.Server.Verbose)
+	copts.Bare = len(blocks) == 1
+	_, err = p.Content(blocks, copts)
+	done()
 	return err
 }

@@ -194,7 +194,7 @@ func runWith(ctx context.Context, f *Factory, args []string) int {
 		// Errors quote what servers sent; on a terminal it is shown, not obeyed.
 		msg = render.Sanitize(msg)
 	}
-	fmt.Fprintln(ios.ErrOut, render.ErrorLine(msg, ios.ColorErrEnabled()))
+	fmt.Fprintln(ios.ErrOut, render.ErrorLineWidth(msg, ios.ColorErrEnabled(), ios.errWidth()))
 	var flagErr *FlagError
 	if code == ExitUsage && (isCobraUsageError(err) || errors.As(err, &flagErr) && flagErr.Hint) {
 		if hint := serverCommandHint(args); hint != "" {

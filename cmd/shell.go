@@ -149,8 +149,8 @@ func shellRun(ctx context.Context, opts *ShellOptions) error {
 	sc := &shellCLI{opts: opts, tty: tty}
 	sopts := shell.Options{
 		In: f.IOStreams.In, Out: f.IOStreams.Out, ErrOut: f.IOStreams.ErrOut,
-		Terminal: tty, ErrTerminal: f.IOStreams.IsStderrTTY(), ErrColor: f.IOStreams.ColorErrEnabled(),
-		Width: f.IOStreams.TerminalWidth, JSON: opts.Output.structured(), MaxLine: limit,
+		Terminal: tty, ErrTerminal: f.IOStreams.IsStderrTTY(), ErrColor: f.IOStreams.ColorErrEnabled(), ErrWidth: f.IOStreams.errWidth,
+		Width: f.IOStreams.TerminalWidth, JSON: opts.Output.structured(), Verbose: opts.Server.Verbose, MaxLine: limit,
 		Commands: shellCLICommands(), Connect: sc.connect, Run: sc.run, Completer: shellCompleter{},
 		Warn: sc.warn, Redact: shellErrorText(f.Redactor().String),
 	}
@@ -244,6 +244,12 @@ func (sc *shellCLI) run(ctx context.Context, args []string, out, errOut io.Write
 			return flagErrorf("the server command belongs to mcpctl shell, not to its commands (no -- on a line)")
 		}
 		fs := c.Flags()
+		if sc.opts.Server.Verbose && fs.Lookup("verbose") != nil {
+			// The shell's -v is its commands': their notes too.
+			if err := fs.Set("verbose", "true"); err != nil {
+				return err
+			}
+		}
 		if fs.Lookup("output") != nil && !fs.Changed("output") && !fs.Changed("json") && !fs.Changed("jq") {
 			return fs.Set("output", sc.opts.Output.Format)
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/client"
-	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/session"
 )
 
@@ -204,7 +203,10 @@ func skillsGetRun(ctx context.Context, opts *SkillsOptions) error {
 	for i := range shown.Contents {
 		blocks[i] = client.Content{Type: "resource", Resource: &shown.Contents[i]}
 	}
-	_, err = p.Content(blocks, render.ContentOptions{Bare: len(blocks) == 1})
+	copts, done := f.contentOptions("", false)
+	copts.Bare = len(blocks) == 1
+	_, err = p.Content(blocks, copts)
+	done()
 	return err
 }
 

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -69,9 +70,9 @@ func newCmdTasksSub(f *Factory, runF func(string, *TasksOptions) error, name, sh
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) != nargs {
 				if nargs == 0 {
-					return flagErrorf("tasks %s takes no arguments, e.g. mcpctl tasks %s --url URL", name, name)
+					return flagErrorf("tasks %s takes no arguments, e.g. %s", name, f.commandHint("tasks "+name, "--url URL"))
 				}
-				return flagErrorf("tasks %s takes exactly one task id, e.g. mcpctl tasks %s TASK-ID --url URL", name, name)
+				return flagErrorf("tasks %s takes exactly one task id, e.g. %s", name, f.commandHint("tasks "+name+" TASK-ID", "--url URL"))
 			}
 			if nargs == 1 {
 				opts.TaskID = args[0]
@@ -88,7 +89,7 @@ func newCmdTasksSub(f *Factory, runF func(string, *TasksOptions) error, name, sh
 	addServerFlags(cmd, &opts.Server)
 	addOutputFlags(cmd, &opts.Output)
 	if name == "result" {
-		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: a new temporary folder)")
+		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: on a terminal, a cache folder kept to the newest 100 files; piped, none)")
 	}
 	return cmd
 }
@@ -126,6 +127,11 @@ func tasksRun(ctx context.Context, name string, opts *TasksOptions) error {
 			t, err = s.CancelTask(ctx, opts.TaskID)
 		}
 		if err != nil {
+			// Invalid params also refuses to cancel a task that has
+			// ended: tasks/get tells.
+			if unknownTask(err) && (name == "get" || unknownTask(getErr(ctx, s, opts.TaskID))) {
+				return f.noTask(opts.TaskID, s.Name(), err)
+			}
 			return fmt.Errorf("tasks %s %q on %s: %w", name, opts.TaskID, s.Name(), err)
 		}
 		if t == nil { // a modern cancel: an acknowledgement
@@ -142,13 +148,21 @@ func tasksRun(ctx context.Context, name string, opts *TasksOptions) error {
 	case "result":
 		res, err := s.TaskResult(ctx, opts.TaskID)
 		if err != nil {
+			if unknownTask(err) {
+				// A legacy tasks/result answers a failed task with the
+				// error of its call, which may be Invalid params too:
+				// tasks/get tells.
+				if unknownTask(getErr(ctx, s, opts.TaskID)) {
+					return f.noTask(opts.TaskID, s.Name(), err)
+				}
+			}
 			return fmt.Errorf("the result of task %q on %s: %w", opts.TaskID, s.Name(), err)
 		}
 		if opts.Output.structured() {
 			if err := opts.Output.write(p, res.Raw); err != nil {
 				return err
 			}
-		} else if err := printToolResult(p, res, opts.SaveDir); err != nil {
+		} else if err := f.printToolResult(p, res, opts.SaveDir, opts.Server.Verbose); err != nil {
 			return err
 		}
 		if res.IsError {
@@ -211,3 +225,33 @@ func (f *Factory) taskStatusPrinter() func(client.Task) {
 		fmt.Fprintln(ios.ErrOut, line)
 	}
 }
+
+// unknownTask reports whether err is the server's answer to a task id it
+// does not know: Invalid params (-32602), as the spec has servers answer
+// tasks/get, tasks/result and tasks/cancel for an invalid or nonexistent
+// taskId.
+func unknownTask(err error) bool {
+	var rpcErr *client.RPCError
+	return errors.As(err, &rpcErr) && rpcErr.Code == client.CodeInvalidParams
+}
+
+// getErr is the error of tasks/get for id, nil when the server knows it.
+func getErr(ctx context.Context, s *session.Session, id string) error {
+	_, err := s.GetTask(ctx, id)
+	return err
+}
+
+// noTask is the error for a task id the server does not know. It wraps
+// the server's error: the exit code stays that of a JSON-RPC error (3).
+func (f *Factory) noTask(id, server string, err error) error {
+	return &noTaskError{msg: fmt.Sprintf("no task %q on %s (%s shows the current ones)", id, server, f.commandHint("tasks list", "")), err: err}
+}
+
+// noTaskError is a task id the server does not know.
+type noTaskError struct {
+	msg string
+	err error
+}
+
+func (e *noTaskError) Error() string { return e.msg }
+func (e *noTaskError) Unwrap() error { return e.err }

@@ -182,7 +182,7 @@ func validateToolRun(ctx context.Context, opts *ValidateOptions) error {
 	}
 	tool := findTool(tools, opts.Tool)
 	if tool == nil {
-		return unknownToolError(opts.Tool, tools)
+		return unknownToolError(opts.Tool, tools, f.commandHint("list", ""))
 	}
 	compiled, err := schema.Compile(tool.InputSchema)
 	if err != nil {

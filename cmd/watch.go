@@ -158,7 +158,7 @@ func watchRun(ctx context.Context, opts *WatchOptions) error {
 	}
 	err = watch.Run(ctx, s, q, watch.Options{
 		Server: s.Name(), Printer: f.printer(), JSON: opts.Output.structured(), Now: opts.now,
-		Warn: f.Warner().Warn, Subscribe: opts.Subscribe, Duration: opts.Duration,
+		Warn: f.Warner().Warn, Subscribe: opts.Subscribe, Duration: opts.Duration, Quiet: !opts.Server.Verbose,
 	})
 	return watchStopped(ctx, err)
 }

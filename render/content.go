@@ -14,8 +14,11 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpctl/mcpctl/client"
@@ -28,24 +31,42 @@ type ContentOptions struct {
 	// A file already there is never replaced: the next free number is
 	// taken (image-2.png when image-1.png exists), and the line for each
 	// block names the file it went to.
-	// Empty means a fresh temporary directory named mcpctl-*, created on
-	// the first binary block only.
 	SaveDir string
+	// CacheDir, used when SaveDir is empty, is a folder that mcpctl owns
+	// and keeps bounded: each file written there is named after the time
+	// of the run, and every write removes the files older than
+	// [CacheMaxAge] and all but the newest [CacheMaxFiles].
+	// With both empty, binary content is not written anywhere: its line
+	// says "(not saved)" and Unsaved is called for it.
+	CacheDir string
 	// Bare leaves out the "[resource] URI (mimeType)" line above an
 	// embedded resource's text, so that reading one resource into a file
 	// gives exactly its text.
 	Bare bool
+	// Unsaved is called once for each binary block that was not saved
+	// because neither SaveDir nor CacheDir was given; nil ignores them.
+	Unsaved func()
+	// Note receives remarks for a verbose run, such as a structured copy
+	// of the content that was not printed; nil ignores them.
+	Note func(msg string)
 }
+
+// CacheMaxFiles and CacheMaxAge bound [ContentOptions.CacheDir].
+const (
+	CacheMaxFiles = 100
+	CacheMaxAge   = 7 * 24 * time.Hour
+)
 
 // Content writes the content blocks of a tool result and returns the files
 // it wrote.
 //
 //   - text: as is, with a trailing newline added when missing; large texts
 //     are written straight from the block, never copied whole;
-//   - image, audio: base64-decoded into SaveDir as image-N.png, audio-N.wav,
-//     … (N counts the files of this call, the extension follows the MIME
-//     type, .bin when unknown), then a line such as
-//     "[image image/png, 1234 bytes] saved to /tmp/mcpctl-123/image-1.png";
+//   - image, audio: base64-decoded into SaveDir (or CacheDir) as
+//     image-N.png, audio-N.wav, … (N counts the files of this call, the
+//     extension follows the MIME type, .bin when unknown), then a line such
+//     as "[image image/png, 1234 bytes] saved to out/image-1.png", or
+//     "[image image/png, 1234 bytes] (not saved)" with neither folder;
 //   - resource_link: "[resource link] URI (name, mimeType) - description";
 //   - resource (embedded): "[resource] URI (mimeType)" then its text, or
 //     "[resource] URI (mimeType, N bytes) saved to FILE" for a blob;
@@ -57,9 +78,16 @@ type ContentOptions struct {
 // byte-exact. A block that cannot
 // be decoded does not stop the others: its error, which names the block as
 // content[i], is joined into the returned error. An error writing to Out
-// stops at once.
+// stops at once. No blocks at all is "(no content)" on a terminal, and
+// nothing when piped.
 func (p *Printer) Content(blocks []client.Content, opts ContentOptions) ([]string, error) {
 	cw := p.contentWriter(opts)
+	if len(blocks) == 0 {
+		if !p.TTY {
+			return nil, nil
+		}
+		return nil, p.label("(no content)")
+	}
 	var errs []error
 	for i, c := range blocks {
 		err := cw.block(c)
@@ -118,20 +146,35 @@ func (p *Printer) Structured(raw json.RawMessage) error {
 // each is said once and the reader knows which is which:
 //   - only content: as [Printer.Content] writes it;
 //   - only structuredContent, or one text block that restates it (the
-//     same JSON value, as servers write for older clients): the
-//     structuredContent alone as indented JSON, so piped output is one
+//     same JSON value, as the spec has servers write for older clients):
+//     the structuredContent alone as indented JSON, so piped output is one
 //     JSON document;
+//   - one text block whose text is the value of structuredContent's only
+//     field, a string (a file's text as {"content": "…"}, as filesystem
+//     and git servers answer): the text alone;
 //   - both, saying different things: each under a label, "content:" and
 //     "structuredContent:" (dim on a colour terminal), piped or not.
 //
-// It returns the files Content wrote.
+// When a copy is left out, opts.Note hears which. It returns the files
+// Content wrote.
 func (p *Printer) ToolResult(content []client.Content, structured json.RawMessage, opts ContentOptions) ([]string, error) {
 	hasStructured := len(bytes.TrimSpace(structured)) > 0 && string(bytes.TrimSpace(structured)) != "null"
+	note := func(msg string) {
+		if opts.Note != nil {
+			opts.Note(msg)
+		}
+	}
 	switch {
 	case !hasStructured:
 		return p.Content(content, opts)
-	case len(content) == 0 || restates(content, structured):
+	case len(content) == 0:
 		return nil, p.JSON(structured)
+	case restates(content, structured):
+		note("the text content restates structuredContent (the same JSON): printed once, as structuredContent (-o json shows both)")
+		return nil, p.JSON(structured)
+	case holdsText(content, structured):
+		note("structuredContent holds the text content as its only field: printed once, as text (-o json shows both)")
+		return p.Content(content, opts)
 	}
 	if err := p.label("content:"); err != nil {
 		return nil, err
@@ -174,6 +217,27 @@ func restates(content []client.Content, structured json.RawMessage) bool {
 	return reflect.DeepEqual(a, b)
 }
 
+// holdsText reports whether structured is an object with one field, a
+// string equal to the text of content's single text block (a trailing
+// newline aside).
+func holdsText(content []client.Content, structured json.RawMessage) bool {
+	if len(content) != 1 || content[0].Type != "text" || content[0].Annotations != nil || content[0].Text == "" {
+		return false
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(structured, &obj); err != nil || len(obj) != 1 {
+		return false
+	}
+	var s string
+	for _, v := range obj {
+		if err := json.Unmarshal(v, &s); err != nil {
+			return false
+		}
+	}
+	text := content[0].Text
+	return s == text || strings.TrimSuffix(s, "\n") == strings.TrimSuffix(text, "\n")
+}
+
 // decodeJSONValue decodes one JSON value, numbers as written, and nothing
 // after it.
 func decodeJSONValue(data []byte) (any, error) {
@@ -190,7 +254,12 @@ func decodeJSONValue(data []byte) (any, error) {
 }
 
 func (p *Printer) contentWriter(opts ContentOptions) *contentWriter {
-	return &contentWriter{out: p.out(), st: p.styles(), term: p.terminal(), dir: opts.SaveDir, bare: opts.Bare, onInvalid: p.OnInvalidText}
+	cw := &contentWriter{out: p.out(), st: p.styles(), term: p.terminal(), dir: opts.SaveDir, bare: opts.Bare, onInvalid: p.OnInvalidText, unsaved: opts.Unsaved}
+	if cw.dir == "" && opts.CacheDir != "" {
+		cw.dir, cw.cache = opts.CacheDir, true
+		cw.prefix = time.Now().Format("20060102-150405-")
+	}
+	return cw
 }
 
 // contentWriter carries what the blocks of one call share: the save
@@ -201,11 +270,17 @@ type contentWriter struct {
 	term bool // sanitise what the server sent
 	// onInvalid is Printer.OnInvalidText.
 	onInvalid func()
-	dir       string
-	bare      bool
-	ready     bool
-	n         int
-	files     []string
+	// unsaved is ContentOptions.Unsaved.
+	unsaved func()
+	dir     string
+	// cache says dir is the bounded cache folder, whose file names start
+	// with prefix.
+	cache  bool
+	prefix string
+	bare   bool
+	ready  bool
+	n      int
+	files  []string
 }
 
 // blockError is a problem with one block's data, as opposed to a failure to
@@ -275,7 +350,7 @@ func (cw *contentWriter) block(c client.Content) error {
 		if err != nil {
 			return &blockError{fmt.Errorf("%s: %w", desc, err)}
 		}
-		return cw.line(fmt.Sprintf("[%s, %d bytes]", desc, size), " saved to "+file)
+		return cw.line(fmt.Sprintf("[%s, %d bytes]", desc, size), savedTo(file))
 	case "resource_link":
 		var b strings.Builder
 		b.WriteString(c.URI)
@@ -316,7 +391,7 @@ func (cw *contentWriter) resource(r *client.ResourceContents) error {
 		if err != nil {
 			return &blockError{fmt.Errorf("resource %s: %w", r.URI, err)}
 		}
-		return cw.line("[resource]", " "+r.URI+parens(r.MIMEType, strconv.Itoa(size)+" bytes")+" saved to "+file)
+		return cw.line("[resource]", " "+r.URI+parens(r.MIMEType, strconv.Itoa(size)+" bytes")+savedTo(file))
 	case r.Text != nil:
 		if cw.bare {
 			return cw.text(*r.Text)
@@ -432,15 +507,35 @@ func parens(parts ...string) string {
 	return " (" + strings.Join(kept, ", ") + ")"
 }
 
+// savedTo is the end of a binary block's line: where it went, or that it
+// went nowhere (file "").
+func savedTo(file string) string {
+	if file == "" {
+		return " (not saved)"
+	}
+	return " saved to " + file
+}
+
 // save decodes base64 data into the next file of the save directory and
-// returns its path and size.
+// returns its path and size. With no directory it only measures the data
+// and returns "" as the path.
 func (cw *contentWriter) save(kind, ext, data string) (string, int, error) {
+	if cw.dir == "" {
+		size, err := decodeTo(io.Discard, data)
+		if err != nil {
+			return "", 0, err
+		}
+		if cw.unsaved != nil {
+			cw.unsaved()
+		}
+		return "", size, nil
+	}
 	if err := cw.ensureDir(); err != nil {
 		return "", 0, err
 	}
 	for {
 		cw.n++
-		name := filepath.Join(cw.dir, kind+"-"+strconv.Itoa(cw.n)+ext)
+		name := filepath.Join(cw.dir, cw.prefix+kind+"-"+strconv.Itoa(cw.n)+ext)
 		size, err := decodeToFile(name, data)
 		if errors.Is(err, fs.ErrExist) {
 			// Created exclusively: an earlier run's file, or another
@@ -451,7 +546,52 @@ func (cw *contentWriter) save(kind, ext, data string) (string, int, error) {
 			return "", 0, err
 		}
 		cw.files = append(cw.files, name)
+		if cw.cache {
+			pruneCache(cw.dir, cw.files, time.Now())
+		}
 		return name, size, nil
+	}
+}
+
+// pruneCache removes from the cache folder dir the files older than
+// [CacheMaxAge] and all but the newest [CacheMaxFiles], never one of keep
+// (this run's). It is best effort: a file that cannot be removed stays
+// until the next write.
+func pruneCache(dir string, keep []string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		path string
+		mod  time.Time
+	}
+	var files []file
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		files = append(files, file{filepath.Join(dir, e.Name()), info.ModTime()})
+	}
+	// Newest first; equal times by name, newest name first, so the order
+	// is the same on every run.
+	sort.Slice(files, func(i, j int) bool {
+		if !files[i].mod.Equal(files[j].mod) {
+			return files[i].mod.After(files[j].mod)
+		}
+		return files[i].path > files[j].path
+	})
+	for i, f := range files {
+		if slices.Contains(keep, f.path) {
+			continue
+		}
+		if i >= CacheMaxFiles || now.Sub(f.mod) > CacheMaxAge {
+			os.Remove(f.path)
+		}
 	}
 }
 
@@ -461,13 +601,10 @@ func (cw *contentWriter) ensureDir() error {
 	}
 	// Private, as the files in it (0600): they hold what a session
 	// carried. A folder that exists keeps the mode its owner gave it.
-	if cw.dir == "" {
-		dir, err := os.MkdirTemp("", "mcpctl-")
-		if err != nil {
-			return fmt.Errorf("creating a directory for binary content: %w", err)
+	if err := os.MkdirAll(cw.dir, 0o700); err != nil {
+		if cw.cache {
+			return fmt.Errorf("creating the cache folder for binary content: %w", err)
 		}
-		cw.dir = dir
-	} else if err := os.MkdirAll(cw.dir, 0o700); err != nil {
 		return fmt.Errorf("creating the save directory: %w", err)
 	}
 	cw.ready = true
@@ -481,11 +618,6 @@ func (cw *contentWriter) ensureDir() error {
 // The file is created, never opened: when name exists the error is
 // [fs.ErrExist] and nothing is written.
 func decodeToFile(name, data string) (size int, err error) {
-	if rest, ok := strings.CutPrefix(data, "data:"); ok {
-		if _, payload, found := strings.Cut(rest, ";base64,"); found {
-			data = payload
-		}
-	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return 0, err
@@ -498,17 +630,36 @@ func decodeToFile(name, data string) (size int, err error) {
 			os.Remove(name)
 		}
 	}()
-	n, err := io.Copy(f, base64.NewDecoder(base64.StdEncoding, strings.NewReader(data)))
+	return decodeBase64(f, data, func() error {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		return f.Truncate(0)
+	})
+}
+
+// decodeTo decodes base64 data as decodeToFile does into w, which must
+// take the same bytes twice (io.Discard does): it only measures.
+func decodeTo(w io.Writer, data string) (int, error) {
+	return decodeBase64(w, data, func() error { return nil })
+}
+
+// decodeBase64 writes what data encodes to w; reset empties w before a
+// second try without padding.
+func decodeBase64(w io.Writer, data string, reset func() error) (int, error) {
+	if rest, ok := strings.CutPrefix(data, "data:"); ok {
+		if _, payload, found := strings.Cut(rest, ";base64,"); found {
+			data = payload
+		}
+	}
+	n, err := io.Copy(w, base64.NewDecoder(base64.StdEncoding, strings.NewReader(data)))
 	if err != nil && !strings.Contains(data, "=") && isCorruptInput(err) {
 		// Unpadded input fails only at its very end; decode again without
 		// padding rather than scanning everything first to guess.
-		if _, err2 := f.Seek(0, io.SeekStart); err2 != nil {
+		if err2 := reset(); err2 != nil {
 			return 0, err2
 		}
-		if err2 := f.Truncate(0); err2 != nil {
-			return 0, err2
-		}
-		n, err = io.Copy(f, base64.NewDecoder(base64.RawStdEncoding, strings.NewReader(data)))
+		n, err = io.Copy(w, base64.NewDecoder(base64.RawStdEncoding, strings.NewReader(data)))
 	}
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -163,44 +167,90 @@ func TestContent(t *testing.T) {
 	}
 }
 
-func TestContentTempDir(t *testing.T) {
+// TestContentUnsaved: with no folder, binary content is measured, not
+// written anywhere, and each block is reported to Unsaved.
+func TestContentUnsaved(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	var out bytes.Buffer
 	p := &Printer{Out: &out}
-
-	files, err := p.Content([]client.Content{{Type: "text", Text: "no binary"}}, ContentOptions{})
+	unsaved := 0
+	blocks := []client.Content{
+		{Type: "image", MIMEType: "image/png", Data: b64("one")},
+		{Type: "resource", Resource: &client.ResourceContents{URI: "file:///b.bin", Blob: ptr(b64("blob!"))}},
+		{Type: "text", Text: "hi"},
+	}
+	files, err := p.Content(blocks, ContentOptions{Unsaved: func() { unsaved++ }})
 	if err != nil || len(files) != 0 {
 		t.Fatalf("Content = %v, %v", files, err)
 	}
-	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
-		t.Fatalf("a directory was created for text only: %v", entries)
+	want := "[image image/png, 3 bytes] (not saved)\n[resource] file:///b.bin (5 bytes) (not saved)\nhi\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
+	if unsaved != 2 {
+		t.Errorf("Unsaved called %d times, want 2", unsaved)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("files were written: %v", entries)
+	}
+}
 
-	blocks := []client.Content{
+// TestContentCacheDir: the cache folder is created private, its files are
+// named after the run, and a write prunes it to the newest CacheMaxFiles
+// files younger than CacheMaxAge.
+func TestContentCacheDir(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "mcpctl", "blobs")
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	old := filepath.Join(cache, "old.png")
+	if err := os.WriteFile(old, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(old, now, now.Add(-CacheMaxAge-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range CacheMaxFiles {
+		name := filepath.Join(cache, fmt.Sprintf("f%03d.bin", i))
+		if err := os.WriteFile(name, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// f000 is the oldest, f099 the newest, all within the week.
+		at := now.Add(-time.Duration(CacheMaxFiles-i) * time.Minute)
+		if err := os.Chtimes(name, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	p := &Printer{Out: &out}
+	files, err := p.Content([]client.Content{
 		{Type: "image", MIMEType: "image/png", Data: b64("one")},
 		{Type: "image", MIMEType: "image/png", Data: b64("two")},
+	}, ContentOptions{CacheDir: cache})
+	if err != nil || len(files) != 2 {
+		t.Fatalf("Content = %v, %v", files, err)
 	}
-	first, err := p.Content(blocks, ContentOptions{})
+	for _, f := range files {
+		if filepath.Dir(f) != cache || !strings.HasSuffix(f, ".png") || !strings.Contains(out.String(), "saved to "+f) {
+			t.Errorf("file %s: not in %s, or not named in %q", f, cache, out.String())
+		}
+	}
+	entries, err := os.ReadDir(cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := p.Content(blocks, ContentOptions{})
-	if err != nil {
-		t.Fatal(err)
+	if len(entries) != CacheMaxFiles {
+		t.Errorf("%d files in the cache, want %d", len(entries), CacheMaxFiles)
 	}
-	if len(first) != 2 || len(second) != 2 {
-		t.Fatalf("files %v and %v, want two each", first, second)
+	for _, gone := range []string{old, filepath.Join(cache, "f000.bin"), filepath.Join(cache, "f001.bin")} {
+		if _, err := os.Stat(gone); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s was kept (%v)", gone, err)
+		}
 	}
-	dir := filepath.Dir(first[0])
-	if filepath.Dir(dir) != tmp || !strings.HasPrefix(filepath.Base(dir), "mcpctl-") || filepath.Dir(first[1]) != dir {
-		t.Errorf("files %v not in one fresh mcpctl-* directory under %s", first, tmp)
-	}
-	if filepath.Dir(second[0]) == dir {
-		t.Errorf("second call reused directory %s", dir)
-	}
-	if b, _ := os.ReadFile(first[1]); string(b) != "two" {
-		t.Errorf("%s = %q, want %q", first[1], b, "two")
+	if _, err := os.Stat(filepath.Join(cache, "f002.bin")); err != nil {
+		t.Errorf("f002.bin was removed: %v", err)
 	}
 }
 
@@ -524,6 +574,24 @@ func TestContentLargeTextRawNotCopied(t *testing.T) {
 	}
 }
 
+// TestContentEmpty: no content is said on a terminal, and is nothing piped.
+func TestContentEmpty(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		var out bytes.Buffer
+		p := &Printer{Out: &out, TTY: tty}
+		if _, err := p.ToolResult(nil, nil, ContentOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if tty {
+			want = "(no content)\n"
+		}
+		if out.String() != want {
+			t.Errorf("TTY %v: %q, want %q", tty, out.String(), want)
+		}
+	}
+}
+
 func TestToolResult(t *testing.T) {
 	text := func(s string) client.Content { return client.Content{Type: "text", Text: s} }
 	prio := 0.8
@@ -540,6 +608,11 @@ func TestToolResult(t *testing.T) {
 		{"numbers as written", []client.Content{text(`{"a":1.0}`)}, json.RawMessage(`{"a":1}`), "content:\n{\"a\":1.0}\nstructuredContent:\n{\n  \"a\": 1\n}\n"},
 		{"two blocks", []client.Content{text(`{"a":1}`), text("more")}, json.RawMessage(`{"a":1}`), "content:\n{\"a\":1}\nmore\nstructuredContent:\n{\n  \"a\": 1\n}\n"},
 		{"null structured", []client.Content{text("x")}, json.RawMessage(`null`), "x\n"},
+		{"only string field", []client.Content{text("line 1\nline 2\n")}, json.RawMessage(`{"content":"line 1\nline 2\n"}`), "line 1\nline 2\n"},
+		{"only string field, newline aside", []client.Content{text("file\n")}, json.RawMessage(`{"content":"file"}`), "file\n"},
+		{"two fields", []client.Content{text("file")}, json.RawMessage(`{"content":"file","size":4}`), "content:\nfile\nstructuredContent:\n{\n  \"content\": \"file\",\n  \"size\": 4\n}\n"},
+		{"string field differs", []client.Content{text("file")}, json.RawMessage(`{"content":"other"}`), "content:\nfile\nstructuredContent:\n{\n  \"content\": \"other\"\n}\n"},
+		{"no content", nil, nil, ""},
 		{"annotations shown", []client.Content{{Type: "text", Text: "for you", Annotations: &client.ContentAnnotations{Audience: []string{"user", "assistant"}, Priority: &prio, LastModified: "2025-01-12T15:00:58Z"}}}, nil,
 			"[annotations] audience user,assistant; priority 0.8; lastModified 2025-01-12T15:00:58Z\nfor you\n"},
 	}
@@ -547,11 +620,17 @@ func TestToolResult(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			p := &Printer{Out: &out}
-			if _, err := p.ToolResult(tt.content, tt.structured, ContentOptions{SaveDir: t.TempDir()}); err != nil {
+			var notes []string
+			if _, err := p.ToolResult(tt.content, tt.structured, ContentOptions{SaveDir: t.TempDir(), Note: func(s string) { notes = append(notes, s) }}); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.want, out.String()); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+			// A copy left out is noted, once; nothing else is.
+			omitted := strings.Contains(tt.name, "restates") || strings.HasPrefix(tt.name, "only string field")
+			if omitted && len(notes) != 1 || !omitted && len(notes) != 0 {
+				t.Errorf("notes %q", notes)
 			}
 		})
 	}

@@ -109,6 +109,69 @@ func ErrorLine(msg string, color bool) string {
 	return newStyles(newRenderer(io.Discard, color)).errorLabel.Render("error:") + " " + stderrText(msg, color)
 }
 
+// ErrorLineWidth is [ErrorLine] wrapped to width cells at word
+// boundaries, for a terminal: continuation lines are indented by two
+// spaces (lines of msg that are indented keep their indentation), and a
+// word wider than the line stands on a line of its own, never split, so
+// that a URL or path can still be copied whole. Width 0 or less leaves the
+// line as ErrorLine writes it, as for piped output.
+func ErrorLineWidth(msg string, color bool, width int) string {
+	const label = "error:"
+	line := label + " " + stderrText(msg, color)
+	if width > 0 {
+		line = wrapText(line, width, "  ")
+	}
+	return newStyles(newRenderer(io.Discard, color)).errorLabel.Render(label) + line[len(label):]
+}
+
+// WrapText wraps each line of s to width cells at word boundaries, never
+// splitting a word (one wider than width stands alone); continuation lines
+// keep the line's indentation. Width 0 or less returns s unchanged.
+func WrapText(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	return wrapText(s, width, "")
+}
+
+// wrapText wraps as [WrapText] does, the continuation lines of the first
+// line indented by more as well.
+func wrapText(s string, width int, more string) string {
+	var out []string
+	for i, line := range strings.Split(s, "\n") {
+		if ansi.StringWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		body := strings.TrimLeft(line, " ")
+		indent := line[:len(line)-len(body)]
+		if i == 0 {
+			indent += more
+		}
+		if len(indent) > width/2 {
+			indent = ""
+		}
+		cur, curW := line[:len(line)-len(body)], len(line)-len(body)
+		start := true // nothing but indentation on cur yet
+		for _, word := range strings.Fields(body) {
+			ww := ansi.StringWidth(word)
+			if !start && curW+1+ww > width {
+				out = append(out, cur)
+				cur, curW, start = indent, len(indent), true
+			}
+			if !start {
+				cur += " "
+				curW++
+			}
+			cur += word
+			curW += ww
+			start = false
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
+}
+
 // Dim returns s in the faint style and sanitised when color is set,
 // unchanged otherwise; for secondary lines on stderr such as server log
 // messages.

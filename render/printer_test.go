@@ -149,3 +149,35 @@ func TestWrap(t *testing.T) {
 		t.Errorf("Wrap piped changed the text: %q", got)
 	}
 }
+
+func TestErrorLineWidth(t *testing.T) {
+	url := "http://127.0.0.1:3101/a/very/long/path/that/does/not/fit"
+	tests := []struct {
+		name  string
+		msg   string
+		width int
+		want  string
+	}{
+		{"piped", "no MCP endpoint at http://127.0.0.1:3101/ (404)", 0, "error: no MCP endpoint at http://127.0.0.1:3101/ (404)"},
+		{"fits", "short", 40, "error: short"},
+		{"words", "no MCP endpoint at the root of this server (404)", 24,
+			"error: no MCP endpoint\n  at the root of this\n  server (404)"},
+		{"long word stays whole", "try --url " + url + " instead", 30,
+			"error: try --url\n  " + url + "\n  instead"},
+		{"indented lines keep their indent", "arguments break the schema\n  /a: \"x\" is not a number", 20,
+			"error: arguments\n  break the schema\n  /a: \"x\" is not a\n  number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ErrorLineWidth(tt.msg, false, tt.width)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			for _, line := range strings.Split(got, "\n") {
+				if len(line) > tt.width && tt.width > 0 && !strings.Contains(line, url) {
+					t.Errorf("line %q is wider than %d", line, tt.width)
+				}
+			}
+		})
+	}
+}

@@ -79,9 +79,16 @@ type Options struct {
 	ErrColor bool
 	// Width returns the terminal's width, for the line editor.
 	Width func() int
+	// ErrWidth returns the width of ErrOut when it is a terminal, which
+	// errors and the banner wrap at (at word boundaries); nil or a
+	// result of 0 leaves them on one line.
+	ErrWidth func() int
 	// JSON prints notifications as one JSON object per line, as watch
 	// -o json does.
 	JSON bool
+	// Verbose shows every list change: those that changed nothing, and
+	// those the server announced while the shell started.
+	Verbose bool
 	// MaxLine is the longest line accepted, in bytes (the message-size
 	// limit: a line is at most one request); a longer one is refused
 	// with a [*LineTooLongError] and skipped. Zero means no limit.
@@ -198,11 +205,12 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer conn.Session.Close()
 	sh.conn, sh.s = conn, conn.Session
-	sh.w = watch.New(sh.s, watch.Options{Server: conn.Name, Printer: sh.p, JSON: opts.JSON, Warn: opts.Warn})
+	sh.w = watch.New(sh.s, watch.Options{Server: conn.Name, Printer: sh.p, JSON: opts.JSON, Warn: opts.Warn, Quiet: !opts.Verbose})
 	if err := sh.listen(sessCtx); err != nil {
 		return err
 	}
 	defer sh.closeSubscriptions()
+	sh.settle(sessCtx)
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -250,6 +258,7 @@ type lineResult struct {
 // ends.
 func (sh *shell) loop(ctx context.Context, read func() (string, error)) error {
 	lines := make(chan lineResult, 1)
+	lineNo := 0 // of piped input, for its errors
 	for {
 		go func() {
 			line, err := read()
@@ -267,9 +276,10 @@ func (sh *shell) loop(ctx context.Context, read func() (string, error)) error {
 			sh.flush(ctx)
 			return nil
 		}
+		lineNo++
 		var tooLong *LineTooLongError
 		if errors.As(lr.err, &tooLong) {
-			sh.printError(tooLong) // the line is refused; the next may run
+			sh.printLineError(lineNo, tooLong) // the line is refused; the next may run
 			continue
 		}
 		if lr.err != nil {
@@ -284,7 +294,7 @@ func (sh *shell) loop(ctx context.Context, read func() (string, error)) error {
 			return sh.ended(ctx)
 		}
 		if err != nil {
-			sh.printError(err)
+			sh.printLineError(lineNo, err)
 		}
 		select {
 		case <-sh.s.Done():
@@ -368,20 +378,34 @@ func (sh *shell) runLine(ctx context.Context, line string) error {
 	return err
 }
 
+// printLineError prints the error of the line numbered n of the input:
+// as printError does on a terminal, and after "line N: " when the input
+// is piped, so that a script's author finds the line.
+func (sh *shell) printLineError(n int, err error) {
+	if sh.tty {
+		sh.printError(err)
+		return
+	}
+	sh.printErrorMsg(fmt.Sprintf("line %d: ", n), err)
+}
+
 // printError prints a command's error on one line, as mcpctl prints a
-// run's, secrets hidden.
-func (sh *shell) printError(err error) {
+// run's, secrets hidden; wrapped at word boundaries on a terminal.
+func (sh *shell) printError(err error) { sh.printErrorMsg("", err) }
+
+// printErrorMsg prints err after prefix, as printError says.
+func (sh *shell) printErrorMsg(prefix string, err error) {
 	if errors.Is(err, ErrReported) {
 		return
 	}
-	msg := err.Error()
+	msg := prefix + err.Error()
 	if sh.opts.Redact != nil {
 		msg = sh.opts.Redact(msg)
 	}
 	if sh.opts.ErrTerminal {
 		msg = render.Sanitize(msg)
 	}
-	fmt.Fprintln(sh.errOut, render.ErrorLine(msg, sh.opts.ErrColor))
+	fmt.Fprintln(sh.errOut, render.ErrorLineWidth(msg, sh.opts.ErrColor, sh.errWidth()))
 }
 
 func (sh *shell) warn(kind, msg string) {
@@ -441,6 +465,37 @@ func (sh *shell) printNotifications(ctx context.Context) {
 	}
 }
 
+// settle prints the notifications that came while the shell started. The
+// list changes among them are the server announcing the lists the shell
+// has just listed: unless Verbose (or JSON), they are listed again without
+// a word.
+func (sh *shell) settle(ctx context.Context) {
+	if sh.opts.Verbose || sh.opts.JSON {
+		return // printed as any other: JSON events are all kept
+	}
+	sh.outMu.Lock()
+	defer sh.outMu.Unlock()
+	relisted := map[string]bool{}
+	var rest []watch.Item
+	for _, it := range sh.queue.Take() {
+		kind := it.N.ListChanged
+		if kind == "" || !sh.w.Follows(kind) {
+			rest = append(rest, it)
+			continue
+		}
+		if !relisted[kind] {
+			relisted[kind] = true
+			if err := sh.w.Follow(ctx, kind); err != nil && ctx.Err() == nil {
+				// The list as it was stays the one changes are told against.
+				sh.warn("shell list "+kind, fmt.Sprintf("mcpctl: warning: listing the %s again: %v", kind, err))
+			}
+		}
+	}
+	if err := sh.w.Print(ctx, rest); err != nil && !errors.Is(err, watch.ErrInterrupted) {
+		sh.printError(err)
+	}
+}
+
 // flush prints the notifications queued, in order. A list change refreshes
 // the names completion offers.
 func (sh *shell) flush(ctx context.Context) {
@@ -467,8 +522,17 @@ func (sh *shell) banner() {
 	if name == "" {
 		name = sh.conn.Name
 	}
-	fmt.Fprintf(sh.errOut, "connected to %s (protocol %s, %s era); help lists the commands, exit or Ctrl-D leaves\n",
+	banner := fmt.Sprintf("connected to %s (protocol %s, %s era); help lists the commands, exit or Ctrl-D leaves",
 		sh.p.UntrustedErr(name), sh.s.ProtocolVersion(), sh.s.Era())
+	fmt.Fprintln(sh.errOut, render.WrapText(banner, sh.errWidth()))
+}
+
+// errWidth is the width errors and the banner wrap at, 0 for none.
+func (sh *shell) errWidth() int {
+	if !sh.opts.ErrTerminal || sh.opts.ErrWidth == nil {
+		return 0
+	}
+	return sh.opts.ErrWidth()
 }
 
 // history opens the history file, or keeps the history in memory when

@@ -43,8 +43,8 @@ func (s *quietSession) ProtocolVersion() string                  { return "2025-
 func (s *quietSession) Close() error                             { s.closed = true; return nil }
 
 // TestRunScript runs a piped script: the commands Run runs get their
-// words, a failing line prints one error and the shell goes on, a line
-// over the limit is refused, exit ends the shell.
+// words, a failing line prints one error naming the line and the shell
+// goes on, a line over the limit is refused, exit ends the shell.
 func TestRunScript(t *testing.T) {
 	script := "# a comment\n" +
 		"call echo 'message=hi there'\n" +
@@ -90,9 +90,10 @@ func TestRunScript(t *testing.T) {
 	if want := "message=hi there\nwait DURATION\n"; out.String() != want {
 		t.Errorf("stdout %q, want %q", out.String(), want)
 	}
-	wantErr := `error: unknown command "bogus": type help for the commands
-error: it failed: ***
-error: the line "call echo message=yyyyyyyyyyyyyyyyyyyyyy…" is longer than the limit of 64 bytes (--max-message-size): it was not run
+	// Piped, each error names its line; comments and blank lines count.
+	wantErr := `error: line 4: unknown command "bogus": type help for the commands
+error: line 5: it failed: ***
+error: line 7: the line "call echo message=yyyyyyyyyyyyyyyyyyyyyy…" is longer than the limit of 64 bytes (--max-message-size): it was not run
 `
 	if diff := cmp.Diff(wantErr, errOut.String()); diff != "" {
 		t.Errorf("stderr (-want +got):\n%s", diff)

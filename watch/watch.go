@@ -59,6 +59,10 @@ type Options struct {
 	Subscribe []string
 	// Duration ends [Run] after this long; zero means when ctx is done.
 	Duration time.Duration
+	// Quiet leaves out, in text, a list change that changed nothing
+	// (servers announce changes at start that are none). JSON events
+	// are all kept: a script may count them.
+	Quiet bool
 }
 
 // Watcher prints the events of one watch. Its methods are for one
@@ -95,6 +99,9 @@ func (w *Watcher) Follow(ctx context.Context, kind string) error {
 	w.lists[kind] = l
 	return nil
 }
+
+// Follows reports whether the list kind is followed.
+func (w *Watcher) Follows(kind string) bool { return w.lists[kind] != nil }
 
 // Following reports whether any list is followed.
 func (w *Watcher) Following() bool { return len(w.lists) > 0 }
@@ -398,6 +405,8 @@ func (w *Watcher) listChanged(ctx context.Context, at time.Time, kind string) er
 		what = "(" + p.Untrusted(ev.Error) + ")"
 	case len(parts) == 0 && w.lists[kind] == nil:
 		what = "(not listed: the server did not declare it)"
+	case len(parts) == 0 && w.opts.Quiet:
+		return nil
 	case len(parts) == 0:
 		what = "(no difference)"
 	}

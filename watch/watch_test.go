@@ -84,6 +84,28 @@ func TestWatcherText(t *testing.T) {
 	}
 }
 
+// TestWatcherQuiet: a quiet watch says a list change only when the list
+// changed.
+func TestWatcherQuiet(t *testing.T) {
+	s := &fakeSession{lists: map[string][]string{"tools/list": {`{"name":"a"}`}}}
+	var out bytes.Buffer
+	w := New(s, Options{Printer: &render.Printer{Out: &out}, Quiet: true})
+	if err := w.Follow(context.Background(), "tools"); err != nil {
+		t.Fatal(err)
+	}
+	changed := Item{At: at, N: client.Notification{ListChanged: "tools"}}
+	if err := w.Print(context.Background(), []Item{changed}); err != nil {
+		t.Fatal(err)
+	}
+	s.lists["tools/list"] = []string{`{"name":"a"}`, `{"name":"b"}`}
+	if err := w.Print(context.Background(), []Item{changed}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "12:34:56.789 changed tools: +b\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
 // TestWatcherJSON checks the NDJSON events, whose fields scripts rely on.
 func TestWatcherJSON(t *testing.T) {
 	s := &fakeSession{lists: map[string][]string{"tools/list": {`{"name":"a"}`}}}

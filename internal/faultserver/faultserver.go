@@ -46,6 +46,16 @@
 //     lines, sorted.
 //   - image-no-mimetype: tools/call returns an image block ([ImageData], a
 //     PNG) without the mimeType every revision of the schema requires.
+//   - result-shapes: tools/call answers in the shape its message
+//     argument names: "file" (a text block and structuredContent
+//     {"content": the same text}, as filesystem servers answer), "json"
+//     (a text block holding structuredContent's JSON), "empty" (no
+//     content), "images" (two PNG image blocks, [ImageData]); anything
+//     else is echoed as text.
+//   - announces-lists: tools are declared with listChanged, and the first
+//     tools/list is preceded by two notifications/tools/list_changed that
+//     change nothing, as servers announce their lists at start
+//     (server-everything does).
 //   - prompt-system-role: the server offers prompts: one, [PromptName],
 //     whose prompts/get message has the role "system", which no revision
 //     allows (only "user" and "assistant").
@@ -141,6 +151,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -199,6 +210,8 @@ var modes = map[string]mode{
 	"print-env":            {stdio: true, http: true},
 	"image-no-mimetype":    {stdio: true, http: true},
 	"prompt-system-role":   {stdio: true, http: true},
+	"result-shapes":        {stdio: true, http: true},
+	"announces-lists":      {stdio: true, http: true},
 
 	"crash-before-init": {stdio: true},
 	"crash-after-init":  {stdio: true},
@@ -267,6 +280,8 @@ type server struct {
 	stderr io.Writer
 	ready  string // -ready
 	http   *httpState
+	// listed is set by the first tools/list (announces-lists).
+	listed atomic.Bool
 }
 
 // Exit statuses of Main.

@@ -75,6 +75,10 @@ func (s *server) handle(ctx context.Context, m message, secrets []string, sessio
 		out = [][]byte{response(m.ID, []byte("{}"))}
 	case "tools/list":
 		out, err = s.toolsList(ctx, m)
+		if s.cfg.Mode == "announces-lists" && err == nil && !s.listed.Swap(true) {
+			changed := notification("notifications/tools/list_changed", object{})
+			out = append([][]byte{changed, changed}, out...)
+		}
 	case "tools/call":
 		out, err = s.toolsCall(m, secrets)
 	case "prompts/list", "prompts/get":
@@ -184,6 +188,10 @@ func (s *server) toolsCall(m message, secrets []string) ([][]byte, error) {
 		return [][]byte{logMessage(EscapeText), response(id, textResult(EscapeText))}, nil
 	case "image-no-mimetype":
 		return [][]byte{response(id, mustJSON(object{"content": []any{object{"type": "image", "data": ImageData}}}))}, nil
+	case "result-shapes":
+		if res := shapedResult(m.Params); res != nil {
+			return [][]byte{response(id, res)}, nil
+		}
 	case "print-env":
 		env := os.Environ()
 		slices.Sort(env)
@@ -206,6 +214,8 @@ func (s *server) toolsCall(m message, secrets []string) ([][]byte, error) {
 func (s *server) capabilities() object {
 	caps := object{"tools": object{}, "logging": object{}}
 	switch s.cfg.Mode {
+	case "announces-lists":
+		caps["tools"] = object{"listChanged": true}
 	case "session-ends":
 		caps["tools"] = object{"listChanged": true}
 		caps["prompts"] = object{"listChanged": true}
@@ -270,4 +280,28 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// shapedResult is the tools/call result of the result-shapes mode for the
+// shape params' message names, nil for a message that names none.
+func shapedResult(params json.RawMessage) []byte {
+	var p struct {
+		Arguments struct {
+			Message string `json:"message"`
+		} `json:"arguments"`
+	}
+	_ = json.Unmarshal(params, &p) // no message: no shape
+	const file = "line one\nline two\n"
+	image := object{"type": "image", "mimeType": "image/png", "data": ImageData}
+	switch p.Arguments.Message {
+	case "file":
+		return mustJSON(object{"content": []any{object{"type": "text", "text": file}}, "structuredContent": object{"content": file}})
+	case "json":
+		return mustJSON(object{"content": []any{object{"type": "text", "text": `{"b": [1, 2], "a": "x"}`}}, "structuredContent": object{"a": "x", "b": []int{1, 2}}})
+	case "empty":
+		return mustJSON(object{"content": []any{}})
+	case "images":
+		return mustJSON(object{"content": []any{image, image}})
+	}
+	return nil
 }
