@@ -44,6 +44,15 @@ func (t HelpTopic) Text(width int) string {
 	return b.String()
 }
 
+// Markdown is the topic for the generated reference: its text as the help
+// prints it, and the exit-code table as a Markdown table.
+func (t HelpTopic) Markdown(width int) string {
+	if t.Name == "exit-codes" {
+		return exitCodeMarkdown()
+	}
+	return "```\n" + t.Text(width) + "```\n"
+}
+
 // sharedFlagSet holds the shared flags of topic as a command that has them
 // all registers them, for the topic's full list.
 func sharedFlagSet(topic string) *pflag.FlagSet {
