@@ -19,26 +19,28 @@ import (
 // that talk to a server and for servers add (the config keys of the same
 // names).
 func addAuthFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse) {
-	fs := cmd.Flags()
-	a := &o.Auth
-	fs.StringVar(&a.ClientID, "client-id", "", "OAuth: a pre-registered client `ID` (else a client metadata document or dynamic registration is used)")
-	fs.StringVar(&a.ClientSecret, "client-secret", "", "OAuth: the pre-registered client's secret, from `env:VAR` or file:PATH")
-	fs.StringVar(&a.Issuer, "issuer", "", "OAuth: the authorization server `URL` (issuer) the pre-registered client belongs to; its secret or key goes to no other (default: the first one used)")
-	fs.StringVar(&a.ClientKey, "client-key", "", "OAuth: a PEM private key for private_key_jwt client authentication, from `file:PATH` or env:VAR")
-	fs.StringVar(&a.ClientMetadataURL, "client-metadata-url", "", "OAuth: an https `URL` serving mcpctl's Client ID Metadata Document, used as client_id where supported")
-	fs.StringVar(&a.Grant, "grant", "", "OAuth: how to get a token: authorization-code (default, a browser), client-credentials, jwt-bearer or token-exchange")
-	fs.StringVar(&a.Assertion, "assertion", "", "OAuth: the JWT for --grant jwt-bearer, from `env:VAR` or file:PATH")
-	fs.StringVar(&a.IDToken, "id-token", "", "OAuth: the identity provider's ID token for --grant token-exchange, from `env:VAR` or file:PATH")
-	fs.StringVar(&a.IDPTokenEndpoint, "idp-token-endpoint", "", "OAuth: the identity provider's token endpoint `URL` for --grant token-exchange")
-	fs.StringVar(&a.IDPClientID, "idp-client-id", "", "OAuth: mcpctl's client `ID` at the identity provider for --grant token-exchange")
-	fs.StringVar(&a.Scope, "scope", "", "OAuth: `SCOPES` to request besides those the server asks for (space-separated)")
-	fs.StringVar(&a.DPoP, "dpop", "", "OAuth: bind tokens to a key with DPoP: auto (default: when the servers support it), always or never")
-	if use == connectFlags {
-		fs.StringVar(&o.AuthCACert, "auth-cacert", "", "OAuth: trust the CA certificates in PEM `FILE` for authorization servers on other origins than the server's")
-		fs.BoolVar(&o.NoBrowser, "no-browser", false, "OAuth: print the authorization URL instead of opening a browser; paste the redirect URL if the callback cannot reach mcpctl")
-	}
-	_ = cmd.RegisterFlagCompletionFunc("grant", cobra.FixedCompletions([]cobra.Completion{auth.GrantAuthorizationCode, auth.GrantClientCredentials, auth.GrantJWTBearer, auth.GrantTokenExchange}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("dpop", cobra.FixedCompletions([]cobra.Completion{auth.DPoPAuto, auth.DPoPAlways, auth.DPoPNever}, cobra.ShellCompDirectiveNoFileComp))
+	inTopic(cmd, topicAuth, func() {
+		fs := cmd.Flags()
+		a := &o.Auth
+		fs.StringVar(&a.ClientID, "client-id", "", "OAuth: a pre-registered client `ID` (else a client metadata document or dynamic registration is used)")
+		fs.StringVar(&a.ClientSecret, "client-secret", "", "OAuth: the pre-registered client's secret, from `env:VAR` or file:PATH")
+		fs.StringVar(&a.Issuer, "issuer", "", "OAuth: the authorization server `URL` (issuer) the pre-registered client belongs to; its secret or key goes to no other (default: the first one used)")
+		fs.StringVar(&a.ClientKey, "client-key", "", "OAuth: a PEM private key for private_key_jwt client authentication, from `file:PATH` or env:VAR")
+		fs.StringVar(&a.ClientMetadataURL, "client-metadata-url", "", "OAuth: an https `URL` serving mcpctl's Client ID Metadata Document, used as client_id where supported")
+		fs.StringVar(&a.Grant, "grant", "", "OAuth: how to get a token: authorization-code (default, a browser), client-credentials, jwt-bearer or token-exchange")
+		fs.StringVar(&a.Assertion, "assertion", "", "OAuth: the JWT for --grant jwt-bearer, from `env:VAR` or file:PATH")
+		fs.StringVar(&a.IDToken, "id-token", "", "OAuth: the identity provider's ID token for --grant token-exchange, from `env:VAR` or file:PATH")
+		fs.StringVar(&a.IDPTokenEndpoint, "idp-token-endpoint", "", "OAuth: the identity provider's token endpoint `URL` for --grant token-exchange")
+		fs.StringVar(&a.IDPClientID, "idp-client-id", "", "OAuth: mcpctl's client `ID` at the identity provider for --grant token-exchange")
+		fs.StringVar(&a.Scope, "scope", "", "OAuth: `SCOPES` to request besides those the server asks for (space-separated)")
+		fs.StringVar(&a.DPoP, "dpop", "", "OAuth: bind tokens to a key with DPoP: auto (default: when the servers support it), always or never")
+		if use == connectFlags {
+			fs.StringVar(&o.AuthCACert, "auth-cacert", "", "OAuth: trust the CA certificates in PEM `FILE` for authorization servers on other origins than the server's")
+			fs.BoolVar(&o.NoBrowser, "no-browser", false, "OAuth: print the authorization URL instead of opening a browser; paste the redirect URL if the callback cannot reach mcpctl")
+		}
+		_ = cmd.RegisterFlagCompletionFunc("grant", cobra.FixedCompletions([]cobra.Completion{auth.GrantAuthorizationCode, auth.GrantClientCredentials, auth.GrantJWTBearer, auth.GrantTokenExchange}, cobra.ShellCompDirectiveNoFileComp))
+		_ = cmd.RegisterFlagCompletionFunc("dpop", cobra.FixedCompletions([]cobra.Completion{auth.DPoPAuto, auth.DPoPAlways, auth.DPoPNever}, cobra.ShellCompDirectiveNoFileComp))
+	})
 }
 
 // checkAuth validates the OAuth settings' values (not the secrets they

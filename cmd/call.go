@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/schema"
@@ -50,9 +48,7 @@ func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "call <tool> [key=value | key:=json | key=@file ...] [flags] [-- server command...]",
 		Short: "Call a tool",
-		Long: `Call a tool with arguments typed by its inputSchema.
-
-Arguments follow the httpie convention:
+		Long: `Call a tool with arguments typed by its inputSchema (the httpie convention):
   key=value     typed by the tool's inputSchema (integer, number, boolean
                 parsed; string kept)
   key:=json     a raw JSON value, e.g. tags:='["a","b"]'
@@ -60,50 +56,19 @@ Arguments follow the httpie convention:
   --args JSON   the whole arguments object (or @file, or - for stdin);
                 key=value arguments are merged over it
 
-Text content is printed; images and audio are saved to files under
---save-dir (existing files are never replaced; on a terminal without it,
-a cache folder that keeps the newest 100 files; piped without it, nothing
-is saved) and their paths printed; resource links and embedded resources
-are shown with URI and MIME type, annotations on an [annotations] line.
-structuredContent is printed as JSON: alone when the text only restates
-it, the text alone when structuredContent only holds it, else under a
-"structuredContent:" label after a "content:" one.
--o json prints the protocol result.
+The arguments are checked before anything is sent: a wrong type, a missing
+or unknown argument exits 5, every violation listed (--no-validate sends
+them as given; --allow-unknown sends undeclared ones; a.b=v sets a nested
+field). Text content is printed; images, audio and blobs are saved under
+--save-dir (on a terminal, a cache folder) and their paths printed;
+structuredContent is printed as JSON, once when the text restates it. A
+tool result with isError: true exits 4, a JSON-RPC error 3.
 
-With --sign-key the request carries an HMAC signature in params._meta
-(docs/signing.md; --sign-timestamp unix writes its timestamp as Unix
-seconds, like Python's time.time()); with --verify-key the result's
-signature is checked too, its timestamp a string or a number:
-a missing, wrong, stale or replayed one exits 6, a good one prints
-"signature verified" on stderr and makes -o json print
-{"result": <protocol result>, "mcpctl": {"signatureVerified": true}}.
-
-A tool whose execution.taskSupport is "required" runs as a task (MCP
-2025-11-25): the call returns a task, mcpctl polls tasks/get at the
-server's pollInterval, showing each status on stderr, and prints the result
-of tasks/result exactly as a plain call's. --task asks for a task when the
-tool's taskSupport is "optional". In the 2026-07-28 era a server declaring
-the tasks extension decides by itself which calls become tasks. For a task,
---timeout bounds each request and the task as a whole: when it passes (or
-on Ctrl-C) mcpctl sends tasks/cancel.
-
-The arguments are checked against the inputSchema before anything is
-sent: a value of the wrong type (days=soon for an integer), a missing or
-unknown argument fails with exit 5, every violation listed; --no-validate
-sends them as given, a wrong-typed value as its text. A "format" mismatch
-is a warning and the call goes ahead (format is an annotation in JSON
-Schema 2020-12); --strict makes it an error.
-
-A tool that returns isError: true exits 4; a JSON-RPC error exits 3.
-
---batch FILE (or - for stdin) makes many calls in one session: each line
-is {"tool": NAME, "arguments": {...}}, checked against the tool's
-inputSchema as above, and each prints one JSON line in input order:
-{"line": N, "tool": NAME, "result": {...}}, or {"line": N, "tool": NAME,
-"error": "...", "exit": CODE} — a bad line is an error for that line only.
---parallel N runs N calls at once, the output still in input order. The
-batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
-7, 2, 3, 5, 4 (README: Batches).`,
+A tool whose taskSupport is "required" (or "optional", with --task) runs as
+a task: mcpctl polls it, shows its status on stderr and prints its result.
+--batch FILE makes many calls in one session, one JSON line each (guide:
+docs/batches.md). --sign-key and --verify-key sign the request and check
+the result's signature (mcpctl help signing).`,
 		Example: `  mcpctl call --demo add a=2 b=3
   mcpctl call --demo echo message='hello world'
   mcpctl call --demo weather city=Paris days=3 -o json
@@ -143,27 +108,20 @@ batch exits with the most severe code met, from the gravest: 130, 6, 8, 1,
 			return callRun(cmd.Context(), opts)
 		},
 	}
-	server := addedFlags(cmd, "Server", func() { addServerFlags(cmd, &opts.Server) })
-	output := addedFlags(cmd, "Output", func() {
-		addOutputFlags(cmd, &opts.Output)
-		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: on a terminal, a cache folder kept to the newest 100 files; piped, none)")
-	})
-	signing := addedFlags(cmd, "Signing", func() { addSignFlags(cmd, &opts.Sign) })
-	arguments := addedFlags(cmd, "Argument", func() {
+	addServerFlags(cmd, &opts.Server)
+	addOutputFlags(cmd, &opts.Output)
+	addSignFlags(cmd, &opts.Sign)
+	inSection(cmd, "Argument", func() {
 		cmd.Flags().StringVar(&opts.ArgsJSON, "args", "", "The arguments as a JSON object, @file, or - for stdin")
 		cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "Send the arguments even if they break the tool's inputSchema (to test the server's own checks)")
 		cmd.Flags().BoolVar(&opts.AllowUnknown, "allow-unknown", false, "Send arguments the tool's inputSchema does not declare")
 	})
-	call := addedFlags(cmd, "Call", func() {
+	inSection(cmd, "Call", func() {
 		cmd.Flags().BoolVar(&opts.Task, "task", false, `Run the call as a task (for a tool whose taskSupport is "optional"; "required" ones always are)`)
 		addLogLevelFlag(cmd, &opts.LogLevel)
+		cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for images, audio and blobs; files there are never replaced (default: on a terminal, a cache folder kept to the newest 100 files; piped, none)")
 		addBatchFlags(cmd, opts)
 	})
-	server, oauth := splitFlagGroup(cmd, server, "OAuth", func(f *pflag.Flag) bool { return strings.HasPrefix(f.Usage, "OAuth:") })
-	server, guarding := splitFlagGroup(cmd, server, "Policy and audit", func(f *pflag.Flag) bool {
-		return slices.Contains([]string{"policy", "approve", "wait", "audit", "audit-key"}, f.Name)
-	})
-	setFlagGroups(cmd, []flagGroup{arguments, call, output, signing, guarding, server, oauth}, f.IOStreams.TerminalWidth)
 	return cmd
 }
 

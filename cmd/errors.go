@@ -23,8 +23,8 @@ import (
 )
 
 // Exit codes: the contract of ARCHITECTURE.md. Each is documented by its
-// row of [exitCodeTable], the one text behind `mcpctl --help` and the
-// README's table.
+// row of [exitCodeTable], the one text behind `mcpctl help exit-codes`,
+// the summary in `mcpctl --help` and the generated reference.
 const (
 	ExitOK          = 0
 	ExitError       = 1
@@ -43,9 +43,11 @@ const (
 )
 
 // exitCodeDoc documents one exit code. Meaning is Markdown with code spans
-// only, so that the help can show it as plain text.
+// only, so that the help can show it as plain text; Short names it in a
+// few words, for the summary of `mcpctl --help`.
 type exitCodeDoc struct {
 	Code    int
+	Short   string
 	Meaning string
 }
 
@@ -53,23 +55,23 @@ type exitCodeDoc struct {
 // on each call.
 func exitCodeTable() []exitCodeDoc {
 	return []exitCodeDoc{
-		{ExitOK, "success"},
-		{ExitError, "error: connection, transport, protocol, internal; an audit record that could not be written (the request was made, its result shown)"},
-		{ExitUsage, "usage error: bad flags or arguments to mcpctl itself, an unknown tool or prompt (with the closest name), a file named on the command line that does not exist"},
-		{ExitRPCError, "the server answered with a JSON-RPC error"},
-		{ExitToolError, "the tool ran and returned `isError: true`"},
-		{ExitValidation, "validation failed: arguments breaking the tool's inputSchema (a value of the wrong type included) or a prompt's declared arguments, nothing sent; a result breaking its outputSchema; with `--strict`, a `format` mismatch; for `diff`, a change that `--fail-on` fails on (breaking ones by default)"},
-		{ExitSignature, "signature verification failed; for `audit verify`, a line of the audit trail that does not verify, or a trail that does not end where its head says"},
-		{ExitTimeout, "timed out (mcpctl cancelled the request: `notifications/cancelled`, or in the modern era over HTTP by closing its stream)"},
-		{ExitAuth, "authorization required or failed: no usable token and no way to sign in here (run `mcpctl auth login`), a refused or failed OAuth flow, or a 401/403 the server kept answering"},
-		{ExitPolicy, "refused by policy: approval not given, a required scope missing, or the rate limit reached"},
-		{ExitInterrupted, "interrupted (Ctrl-C); the in-flight request was cancelled, as for a timeout"},
-		{ExitTerminated, "terminated (SIGTERM), handled as Ctrl-C is; 129 for SIGHUP (128 + the signal's number, as shells report)"},
+		{ExitOK, "ok", "success"},
+		{ExitError, "error", "error: connection, transport, protocol, internal; an audit record that could not be written (the request was made, its result shown)"},
+		{ExitUsage, "usage", "usage error: bad flags or arguments to mcpctl itself, an unknown tool or prompt (with the closest name), a file named on the command line that does not exist"},
+		{ExitRPCError, "JSON-RPC error", "the server answered with a JSON-RPC error"},
+		{ExitToolError, "tool isError", "the tool ran and returned `isError: true`"},
+		{ExitValidation, "validation", "validation failed: arguments breaking the tool's inputSchema (a value of the wrong type included) or a prompt's declared arguments, nothing sent; a result breaking its outputSchema; with `--strict`, a `format` mismatch; for `diff`, a change that `--fail-on` fails on (breaking ones by default)"},
+		{ExitSignature, "signature", "signature verification failed; for `audit verify`, a line of the audit trail that does not verify, or a trail that does not end where its head says"},
+		{ExitTimeout, "timeout", "timed out (mcpctl cancelled the request: `notifications/cancelled`, or in the modern era over HTTP by closing its stream)"},
+		{ExitAuth, "authorization", "authorization required or failed: no usable token and no way to sign in here (run `mcpctl auth login`), a refused or failed OAuth flow, or a 401/403 the server kept answering"},
+		{ExitPolicy, "policy", "refused by policy: approval not given, a required scope missing, or the rate limit reached"},
+		{ExitInterrupted, "Ctrl-C", "interrupted (Ctrl-C); the in-flight request was cancelled, as for a timeout"},
+		{ExitTerminated, "SIGTERM", "terminated (SIGTERM), handled as Ctrl-C is; 129 for SIGHUP (128 + the signal's number, as shells report)"},
 	}
 }
 
-// exitCodeHelp is the exit-code section of `mcpctl --help`: the table as
-// plain text, each meaning wrapped beside its code.
+// exitCodeHelp is `mcpctl help exit-codes`: the table as plain text, each
+// meaning wrapped beside its code.
 func exitCodeHelp() string {
 	const indent, width = 7, 78
 	var b strings.Builder
@@ -96,8 +98,8 @@ func exitCodeHelp() string {
 	return b.String()
 }
 
-// exitCodeMarkdown is the README's exit-code table, which a test keeps
-// equal to this one.
+// exitCodeMarkdown is the exit-code table as Markdown, for the generated
+// reference (docs/reference/mcpctl_help_exit-codes.md).
 func exitCodeMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| code | meaning |\n|---|---|\n")
@@ -105,6 +107,22 @@ func exitCodeMarkdown() string {
 		fmt.Fprintf(&b, "| %d | %s |\n", e.Code, e.Meaning)
 	}
 	return b.String()
+}
+
+// exitCodeSummary is the exit-code section of `mcpctl --help`: each code
+// with its short name, wrapped to width, and where the full table is.
+func exitCodeSummary(width int) string {
+	var words []string
+	rows := exitCodeTable()
+	for i, e := range rows {
+		w := fmt.Sprintf("%d %s", e.Code, e.Short)
+		if i < len(rows)-1 {
+			w += ","
+		}
+		words = append(words, w)
+	}
+	words = append(words, "(mcpctl help exit-codes)")
+	return wrapList("Exit codes: ", words, width)
 }
 
 // FlagError is a usage error: bad flags or arguments to mcpctl itself.

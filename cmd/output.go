@@ -38,7 +38,14 @@ type OutputOptions struct {
 	ExitStatus bool
 }
 
+// addOutputFlags registers the output flags on cmd; `mcpctl help output`
+// documents them.
 func addOutputFlags(cmd *cobra.Command, o *OutputOptions) {
+	inTopic(cmd, topicOutput, func() { registerOutputFlags(cmd, o) })
+}
+
+// registerOutputFlags is [addOutputFlags] without the help topic.
+func registerOutputFlags(cmd *cobra.Command, o *OutputOptions) {
 	cmd.Flags().StringVarP(&o.Format, "output", "o", "text", "Output `format`: text, json or yaml")
 	markSetting(cmd, "output")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "Print the protocol result as JSON (same as -o json)")

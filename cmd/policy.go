@@ -46,13 +46,34 @@ const policyKey = "policy"
 // editors' .mcp.json is.
 const projectPolicyFile = ".mcpctl/policy.yaml"
 
-// addPolicyFlags registers the policy flags, bound to o.
+// addPolicyFlags registers the policy flags, bound to o. The policy
+// governs tool calls only (see [session.PolicyGate]): a command that makes
+// none keeps the flags, so that a script passing them everywhere still
+// runs, but its help does not offer them.
 func addPolicyFlags(cmd *cobra.Command, o *ServerOptions) {
 	fs := cmd.Flags()
-	fs.StringVar(&o.Policy.File, "policy", "", "Enforce the tool policy in `FILE` (approval, scopes, rate limits; default: policy: in the config or the named server, else .mcpctl/policy.yaml of the project)")
-	fs.StringArrayVar(&o.Policy.Approve, "approve", nil, "Approve calls the policy says need approval, without asking: every tool, or `TOOL` with --approve=TOOL (repeatable, globs allowed)")
-	fs.Lookup("approve").NoOptDefVal = "*"
-	fs.BoolVar(&o.Policy.Wait, "wait", false, "Wait for the next free slot when the policy's rate limit is reached, instead of refusing (exit 9)")
+	inTopic(cmd, topicPolicy, func() {
+		fs.StringVar(&o.Policy.File, "policy", "", "Enforce the tool policy in `FILE` (approval, scopes, rate limits; default: policy: in the config or the named server, else .mcpctl/policy.yaml of the project)")
+		fs.StringArrayVar(&o.Policy.Approve, "approve", nil, "Approve calls the policy says need approval, without asking: every tool, or `TOOL` with --approve=TOOL (repeatable, globs allowed)")
+		fs.Lookup("approve").NoOptDefVal = "*"
+		fs.BoolVar(&o.Policy.Wait, "wait", false, "Wait for the next free slot when the policy's rate limit is reached, instead of refusing (exit 9)")
+	})
+	if !callsTools(cmd) {
+		for _, name := range []string{"policy", "approve", "wait"} {
+			_ = fs.MarkHidden(name)
+		}
+	}
+}
+
+// callsTools reports whether cmd, a command with server flags, makes tool
+// calls, which the policy governs. A command without a name is a flag set
+// built to read the flags' names (the shell's), which keeps them all.
+func callsTools(cmd *cobra.Command) bool {
+	switch cmd.Name() {
+	case "", "call", "shell", "test", "tasks":
+		return true
+	}
+	return false
 }
 
 // policyFile finds the policy in force for o: --policy, else the named

@@ -268,34 +268,14 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcpctl <command> [flags] [-- server command...]",
 		Short: "Inspect and exercise MCP servers",
-		Long: `mcpctl inspects and exercises MCP (Model Context Protocol) servers: it shows
-what a server is and what it offers, calls its tools with arguments checked
-against their schemas, reads resources and gets prompts.
-
-Choose the server on every command:
-  -s NAME                   a named server from mcpctl's config or an editor's
-                            MCP file (mcpctl servers lists them)
-  --demo                    the built-in demo server (nothing to install)
-  --url URL                 an HTTP server (Streamable HTTP or legacy SSE)
-  -- COMMAND [ARGS...]      a stdio server, started without a shell
-
-Data goes to stdout, progress, warnings, server stderr and errors to stderr.
-Output is a table on a terminal, tab-separated text when piped, and the
-protocol result as JSON with -o json (or YAML with -o yaml; --jq filters it).
-
-Settings: -o, --timeout and --protocol-version, when not given, come from
-MCPCTL_OUTPUT, MCPCTL_TIMEOUT and MCPCTL_PROTOCOL_VERSION, else from
-mcpctl's config file (--config FILE, default ~/.config/mcpctl/config.yaml),
-else the built-in defaults. So does --audit FILE (MCPCTL_AUDIT, audit:), the
-audit trail of every call, read and prompt get (see mcpctl audit).
-
-` + exitCodeHelp(),
+		Long: `mcpctl inspects and exercises MCP (Model Context Protocol) servers: what a
+server offers, its tools called with arguments checked against their schemas,
+its resources and prompts. Choose the server on every command: -s NAME, --url
+URL, --demo (built in) or -- COMMAND [ARGS...] (stdio; mcpctl help connection).`,
 		Example: `  mcpctl list --demo
   mcpctl call --demo add a=2 b=3
   mcpctl list -- npx -y @modelcontextprotocol/server-everything
-  mcpctl call echo message=hi -- npx -y @modelcontextprotocol/server-everything
-  mcpctl list --url http://127.0.0.1:3001/mcp
-  mcpctl list -s everything -o json --jq '.tools[].name'`,
+  mcpctl list --url http://127.0.0.1:3001/mcp -o json --jq '.tools[].name'`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -310,10 +290,10 @@ audit trail of every call, read and prompt get (see mcpctl audit).
 	suggestSubcommands(root)
 	if only == "" {
 		// `mcpctl help` builds the whole tree (see commandNamed).
-		checkHelpTopics(root)
+		checkHelpTopics(root, f.IOStreams.TerminalWidth)
 	}
 	registerCompletions(root, f)
-	wrapHelp(root, f.IOStreams.TerminalWidth())
+	setUsage(root, f.IOStreams.TerminalWidth)
 	return root
 }
 
@@ -328,7 +308,7 @@ func addGlobalFlags(root *cobra.Command, f *Factory) {
 	var verbose bool
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "Show more detail on stderr")
 	color := "auto"
-	root.PersistentFlags().StringVar(&color, "color", "auto", "Colour: `auto` (on a terminal; NO_COLOR turns it off, CLICOLOR_FORCE or FORCE_COLOR on), always or never")
+	root.PersistentFlags().StringVar(&color, "color", "auto", "Colour: `auto`, always or never")
 	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]cobra.Completion{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	settings := root.PersistentPreRunE
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {

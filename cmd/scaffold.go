@@ -142,13 +142,10 @@ func NewCmdScaffoldTool(f *Factory, runF func(*ScaffoldToolOptions) error) *cobr
 		Long: `Add a tool to the project in DIR (default: the current folder), which
 mcpctl scaffold server made.
 
-It writes the tool's file (weather-forecast: weather_forecast.go, or
-src/tools/weather-forecast.ts) with typed input — a Go struct with json and
-jsonschema tags, or a zod shape — from which the inputSchema derives,
-typed output if --output is given (outputSchema and structuredContent),
-the annotations from the flags and a handler stub whose TODO returns a
-valid result; and a test that calls the tool through an in-process client.
-It then records the tool in .mcpctl-scaffold.json and regenerates the
+It writes the tool's file with typed input (a Go struct with jsonschema
+tags, or a zod shape), typed output if --output is given, the annotations
+from the flags, a handler stub and a test that calls the tool in-process;
+then it records the tool in .mcpctl-scaffold.json and regenerates the
 registry (tools_gen.go, or src/tools/index.ts).
 
 --arg and --output take name:type[:required][:description]; type is string,
@@ -158,9 +155,8 @@ always present. --from-schema reads the input from a JSON Schema file
 instead: an object with properties of those types, "required" and
 "description".
 
-An annotation flag sets its hint (--destructive=false sets it false); hints
-not given are left out, so clients assume the spec's defaults (not
-read-only, destructive, not idempotent, open world).
+An annotation flag sets its hint (--destructive=false sets it false);
+hints not given are left out (clients assume the spec's defaults).
 
 NAME follows the MCP tool-name rules: 1 to 128 of A-Z a-z 0-9 _ - .`,
 		Annotations: map[string]string{noSettingsAnnotation: "true"},
@@ -201,8 +197,8 @@ NAME follows the MCP tool-name rules: 1 to 128 of A-Z a-z 0-9 _ - .`,
 	fs.StringVar(&opts.Lang, "lang", "", "Language of the project, go or ts (default: the project's; checked if given)")
 	fs.StringVar(&opts.Dir, "dir", "", "The project is in `DIR` (default: the current folder)")
 	fs.StringVar(&opts.Description, "description", "", "What the tool does, for the model (default: a TODO)")
-	fs.StringArrayVar(&opts.Args, "arg", nil, "An input property, `name:type[:required][:description]`; type is string, integer, number, boolean or e.g. string[] (repeatable)")
-	fs.StringArrayVar(&opts.Outputs, "output", nil, "An output property, `name:type[:description]` (repeatable); gives the tool an outputSchema")
+	fs.StringArrayVar(&opts.Args, "arg", nil, "An input property, `SPEC` = name:type[:required][:description]; type is string, integer, number, boolean or e.g. string[] (repeatable)")
+	fs.StringArrayVar(&opts.Outputs, "output", nil, "An output property, `SPEC` = name:type[:description] (repeatable); gives the tool an outputSchema")
 	fs.StringVar(&opts.FromSchema, "from-schema", "", "Read the input properties from a JSON Schema `FILE` instead of --arg")
 	fs.BoolVar(&opts.readOnly, "read-only", false, "Annotate the tool readOnlyHint: it changes nothing")
 	fs.BoolVar(&opts.destructive, "destructive", false, "Annotate the tool destructiveHint: it may delete or overwrite")

@@ -161,8 +161,15 @@ func addServerFlags(cmd *cobra.Command, o *ServerOptions) {
 }
 
 // registerServerFlags registers the server flags on cmd, bound to o: the
-// one place they are declared.
+// one place they are declared. `mcpctl help connection` documents them
+// (the OAuth, policy and audit ones in their own topics), so that a
+// command's help only names them.
 func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse) {
+	inTopic(cmd, topicConnection, func() { registerServerFlagSet(cmd, o, use) })
+}
+
+// registerServerFlagSet is [registerServerFlags] without the help topics.
+func registerServerFlagSet(cmd *cobra.Command, o *ServerOptions, use serverFlagUse) {
 	fs := cmd.Flags()
 	connect := use == connectFlags
 	if connect {
@@ -221,8 +228,10 @@ func registerServerFlags(cmd *cobra.Command, o *ServerOptions, use serverFlagUse
 		fs.StringVar(&o.Record, "record", "", "Record the session to `FILE` (NDJSON, secrets redacted) for mcpctl mock to replay")
 		fs.StringVar(&o.ServerStderr, "server-stderr", "", "Where the stdio server's stderr goes: quiet, or a `FILE` (default: mcpctl's stderr)")
 		fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr, and which definition -s NAME uses")
-		fs.StringVar(&o.Audit, "audit", "", "Append a line per tool call, read and prompt get to the audit trail `FILE` (hash-chained; see mcpctl audit); off records nothing, even when the config names a trail")
-		fs.StringVar(&o.AuditKey, "audit-key", "", "HMAC-chain the audit trail with the key in `env:VAR` or file:PATH")
+		inTopic(cmd, topicPolicy, func() {
+			fs.StringVar(&o.Audit, "audit", "", "Append a line per tool call, read and prompt get to the audit trail `FILE` (hash-chained; see mcpctl audit); off records nothing, even when the config names a trail")
+			fs.StringVar(&o.AuditKey, "audit-key", "", "HMAC-chain the audit trail with the key in `env:VAR` or file:PATH")
+		})
 		fs.BoolVar(&o.Strict, "strict", false, "Fail (exit 5) when a result breaks the official MCP schema, or an argument its format, not only warn; with validate, also on lint warnings")
 		_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
 		return

@@ -56,15 +56,8 @@ and ${env:VAR} are environment variables (${VAR:-default} too), and VS
 Code's ${input:ID} is asked for on the terminal, or taken from
 MCPCTL_INPUT_ID (the ID in upper case, other characters as _).
 
-The list has the columns NAME, SOURCE (the file), KIND (stdio, http, sse,
-or auto for a URL whose transport is detected), TARGET (the command line
-or the URL without credentials) and TRUST (own for your files; trusted,
-untrusted or changed for a project's). Listing runs and contacts nothing.
-It is a table on a terminal, where a name shadowed by an earlier
-definition is marked; tab-separated lines when piped, ordered by name and
-then precedence; -o json prints {"servers": [{"name", "origin", "file",
-"scope", "kind", "target", "trust", "shadowed"}]}. Files that cannot be
-read are reported on stderr.`,
+The list (NAME, SOURCE, KIND, TARGET, TRUST) runs and contacts nothing;
+-o json prints {"servers": [...]}. The guide: docs/servers.md.`,
 		Example: `  mcpctl servers
   mcpctl servers add everything -- npx -y @modelcontextprotocol/server-everything
   mcpctl servers add remote --url https://example.com/mcp -H 'Authorization: Bearer ${TOKEN}'

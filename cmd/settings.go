@@ -20,7 +20,7 @@ import (
 // settings flags (-o, --timeout, --protocol-version) a command line leaves
 // unset from MCPCTL_* variables and the config file.
 func addConfigFlags(root *cobra.Command, f *Factory) {
-	root.PersistentFlags().StringVar(&f.ConfigFile, "config", "", "Read settings and servers from `FILE` (default $XDG_CONFIG_HOME/mcpctl/config.yaml or ~/.config/mcpctl/config.yaml)")
+	root.PersistentFlags().StringVar(&f.ConfigFile, "config", "", "Read settings and servers from `FILE`")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		return f.applySettings(cmd)
 	}

@@ -37,6 +37,11 @@ type SignOptions struct {
 
 // addSignFlags registers the call-signing flags on cmd.
 func addSignFlags(cmd *cobra.Command, o *SignOptions) {
+	inTopic(cmd, topicSigning, func() { registerSignFlags(cmd, o) })
+}
+
+// registerSignFlags is [addSignFlags] without the help topic.
+func registerSignFlags(cmd *cobra.Command, o *SignOptions) {
 	fs := cmd.Flags()
 	fs.StringVar(&o.SignKey, "sign-key", "", "Sign the request with the HMAC key in `env:NAME|file:PATH`")
 	fs.StringVar(&o.VerifyKey, "verify-key", "", "Verify the result's signature with the key in `env:NAME|file:PATH` (exit 6 if it fails; needs --sign-key)")

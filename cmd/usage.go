@@ -3,7 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,24 +101,6 @@ func suggestSubcommands(c *cobra.Command) {
 			return nil
 		}
 		return unknownCommandError(cmd, args[0])
-	}
-}
-
-// checkHelpTopics makes `mcpctl help TOPIC` refuse a TOPIC that names no
-// command, at every level (`mcpctl help lsit`, `mcpctl help servers ad`),
-// with the closest command, as a usage error: cobra's help command would
-// print the nearest group's help and exit 0, hiding the typo. The check is
-// the help command's Args, so its Run and its completion stay cobra's.
-// Words after a command without subcommands (`mcpctl help call add`) are
-// left to that command's help, as before.
-func checkHelpTopics(root *cobra.Command) {
-	root.InitDefaultHelpCmd()
-	help, _, err := root.Find([]string{"help"})
-	if err != nil || help == root {
-		return
-	}
-	help.Args = func(_ *cobra.Command, args []string) error {
-		return helpTopicError(root, args)
 	}
 }
 
@@ -300,90 +281,56 @@ func flagTakesValue(word string) bool {
 	return false
 }
 
-// flagGroup is a titled set of a command's flags, for its help.
-type flagGroup struct {
-	title string
-	names []string
+// Flag annotations that say where a flag's help lives. A flag with a
+// topic is one of the shared flags (server and connection, OAuth, signing,
+// policy and audit, output) that `mcpctl help TOPIC` documents in full and
+// each command's help only names (see [commandUsage]); a flag with a
+// section is a command's own, listed in full under "SECTION flags:".
+const (
+	flagTopicAnnotation   = "mcpctl/topic"
+	flagSectionAnnotation = "mcpctl/section"
+)
+
+// The help topics of shared flags, by name (see helptopics.go).
+const (
+	topicConnection = "connection"
+	topicAuth       = "auth"
+	topicSigning    = "signing"
+	topicPolicy     = "policy"
+	topicOutput     = "output"
+)
+
+// inTopic runs add, which registers flags on cmd, and marks each flag it
+// added that has no topic yet as documented in topic: nested calls keep
+// the innermost topic (the OAuth flags inside the server flags).
+func inTopic(cmd *cobra.Command, topic string, add func()) {
+	annotateAdded(cmd, flagTopicAnnotation, topic, add)
 }
 
-// addedFlags runs add, which registers flags on cmd, and returns a group
-// of the flags it added under title.
-func addedFlags(cmd *cobra.Command, title string, add func()) flagGroup {
+// inSection runs add, which registers flags on cmd, and lists the flags it
+// added under "SECTION flags:" in cmd's help.
+func inSection(cmd *cobra.Command, section string, add func()) {
+	annotateAdded(cmd, flagSectionAnnotation, section, add)
+}
+
+// annotateAdded runs add and sets key to value on each flag it added that
+// does not have key already.
+func annotateAdded(cmd *cobra.Command, key, value string, add func()) {
 	before := map[string]bool{}
 	cmd.Flags().VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
 	add()
-	g := flagGroup{title: title}
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if !before[f.Name] {
-			g.names = append(g.names, f.Name)
+		if !before[f.Name] && f.Annotations[key] == nil {
+			_ = cmd.Flags().SetAnnotation(f.Name, key, []string{value})
 		}
 	})
-	return g
 }
 
-// splitFlagGroup moves the flags of g that match into a new group titled
-// title, and returns both.
-func splitFlagGroup(cmd *cobra.Command, g flagGroup, title string, match func(*pflag.Flag) bool) (flagGroup, flagGroup) {
-	kept, moved := flagGroup{title: g.title}, flagGroup{title: title}
-	for _, name := range g.names {
-		if f := cmd.Flags().Lookup(name); f != nil && match(f) {
-			moved.names = append(moved.names, name)
-		} else {
-			kept.names = append(kept.names, name)
-		}
+// flagTopic is the help topic that documents f, or "" for a command's own
+// flag.
+func flagTopic(f *pflag.Flag) string {
+	if v := f.Annotations[flagTopicAnnotation]; len(v) > 0 {
+		return v[0]
 	}
-	return kept, moved
-}
-
-// setFlagGroups makes cmd's help list its flags in groups, in the order
-// given, then "Other flags" for the rest (help, and any a later change
-// adds without a group) and the global flags: a command with fifty flags
-// is read by what they are for. Descriptions wrap at word boundaries to
-// width() (see wrapHelp).
-func setFlagGroups(cmd *cobra.Command, groups []flagGroup, width func() int) {
-	cmd.SetUsageFunc(func(c *cobra.Command) error {
-		w := width()
-		usages := func(fs *pflag.FlagSet) string {
-			if w <= 0 {
-				return fs.FlagUsages()
-			}
-			return fs.FlagUsagesWrapped(w)
-		}
-		var b strings.Builder
-		b.WriteString("Usage:\n  " + c.UseLine() + "\n")
-		if len(c.Aliases) > 0 {
-			b.WriteString("\nAliases:\n  " + c.NameAndAliases() + "\n")
-		}
-		if c.HasExample() {
-			b.WriteString("\nExamples:\n" + c.Example + "\n")
-		}
-		grouped := map[string]bool{}
-		local := c.LocalFlags()
-		for _, g := range groups {
-			fs := pflag.NewFlagSet(g.title, pflag.ContinueOnError)
-			for _, name := range g.names {
-				if f := local.Lookup(name); f != nil && !f.Hidden {
-					fs.AddFlag(f)
-					grouped[name] = true
-				}
-			}
-			if fs.HasFlags() {
-				b.WriteString("\n" + g.title + " flags:\n" + usages(fs))
-			}
-		}
-		rest := pflag.NewFlagSet("other", pflag.ContinueOnError)
-		local.VisitAll(func(f *pflag.Flag) {
-			if !grouped[f.Name] && !f.Hidden {
-				rest.AddFlag(f)
-			}
-		})
-		if rest.HasFlags() {
-			b.WriteString("\nOther flags:\n" + usages(rest))
-		}
-		if c.HasAvailableInheritedFlags() {
-			b.WriteString("\nGlobal Flags:\n" + usages(c.InheritedFlags()))
-		}
-		_, err := io.WriteString(c.OutOrStderr(), b.String())
-		return err
-	})
+	return ""
 }

@@ -98,7 +98,7 @@ func TestHelpTopics(t *testing.T) {
 		{args: []string{"help", "auth", "logn"}, code: ExitUsage, err: `error: unknown help topic "auth logn"; did you mean "auth login"?` + "\n"},
 		{args: []string{"help", "zzzzzz"}, code: ExitUsage, err: `error: unknown help topic "zzzzzz"; the commands of "mcpctl" are: audit, auth, call,`},
 		{args: []string{"help", "auth", "zzzzzz"}, code: ExitUsage, err: `error: unknown help topic "auth zzzzzz"; the commands of "mcpctl auth" are: login, logout, status, token` + "\n"},
-		{args: []string{"help"}, code: ExitOK, out: "Available Commands:"},
+		{args: []string{"help"}, code: ExitOK, out: "Commands:"},
 		{args: []string{"help", "list"}, code: ExitOK, out: "mcpctl list"},
 		{args: []string{"help", "servers", "add"}, code: ExitOK, out: "mcpctl servers add"},
 		{args: []string{"help", "help"}, code: ExitOK, out: "mcpctl help"},

@@ -54,44 +54,18 @@ func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Comman
 		Use:   "validate [<tool> [key=value | key:=json | key=@file ...]] [flags] [-- server command...]",
 		Short: "Check arguments against a tool's inputSchema, or lint a whole server",
 		Long: `With a tool, check arguments against the tool's inputSchema without calling
-it: nothing but initialize and tools/list is sent. Arguments are typed as
-for call (key=value, key:=json, key=@file, --args); a value of the wrong
-type ("days=soon" for an integer) is a violation like any other. Valid
-arguments print "arguments are valid" on stderr; otherwise every violation
-is printed on stdout, one per line ("/days: must be >= 1, got 0"), and the
-exit status is 5. -o json prints {"valid": bool, "violations": [...]}. A
-"format" mismatch (format is an annotation in JSON Schema 2020-12) is a
-warning, under "warnings" in JSON, unless --strict.
+it (typed as for call). Valid arguments print "arguments are valid" on
+stderr; otherwise every violation is printed, one per line, and the exit
+status is 5. A "format" mismatch is a warning unless --strict. With --schema
+FILE, check them against that JSON Schema, with no server at all.
 
-With --schema FILE, check the arguments against that JSON Schema instead,
-with no server at all.
-
-Without a tool, lint the whole server for CI: its initialize result (its
-server/discover result in the modern era, --protocol-version 2026-07-28) and
-every page of tools/list, resources/list, resources/templates/list and
-prompts/list are checked against the specification of the protocol version
-spoken, and so is the server's stdout: any line a stdio server writes there
-that is not a JSON-RPC message is an error. Only lists whose capability the
-server declared are asked for, since the lifecycle says both parties MUST
-use only negotiated capabilities; --probe-undeclared asks for the others
-too, to find a server that answers a list it did not declare.
-Findings are printed errors first, as a table on a terminal and as
-tab-separated lines (severity, rule, subject, message, spec reference) when
-piped, followed by "N errors, M warnings" on stderr. -o json prints
-{"findings": [...], "errors": N, "warnings": M}. The exit status is 5 when
-there is an error, or with --strict a warning too.
-
-Rules (severity, then the specification text each rests on, in the
-modelcontextprotocol/modelcontextprotocol repository):
-` + ruleHelp() + `
-tool-name-invalid is an error although the specification says SHOULD:
-clients and model APIs reject such names.
-
-With --policy FILE the tool policy is linted against the server too:
-policy-tool-without-entry (warning: the tool falls back to its
-annotations), policy-entry-without-tool (warning: a name or glob that
-matches no tool) and policy-low-sensitivity-destructive (error:
-sensitivity low on a tool whose annotations say destructiveHint).`,
+Without a tool, lint the whole server for CI: its initialize (or
+server/discover) result, every page of its lists and its stdout are checked
+against the specification of the protocol version spoken. Only declared
+capabilities are asked for (--probe-undeclared asks for the others too).
+Findings are printed errors first; the exit status is 5 when there is an
+error, or with --strict a warning too. With --policy FILE the tool policy is
+linted against the server as well. The rules: mcpctl help lint-rules.`,
 		Example: `  mcpctl validate --demo weather city=Paris days=3
   mcpctl validate --demo weather city=Paris days=0 -o json   # the violations as JSON (exit 5)
   mcpctl validate --schema <(echo '{"type":"object","properties":{"days":{"type":"integer","minimum":1}}}') days=0   # exit 5

@@ -15,7 +15,7 @@ func TestHelpFlagsWrapAtWords(t *testing.T) {
 		}
 		flags := false
 		for _, line := range strings.Split(out.String(), "\n") {
-			if strings.HasSuffix(line, "Flags:") {
+			if strings.HasSuffix(strings.ToLower(line), "flags:") {
 				flags = true
 				continue
 			}
