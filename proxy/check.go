@@ -141,7 +141,7 @@ func (c *Checks) Frame(f Frame) {
 // message checks one JSON-RPC message of frame f.
 func (c *Checks) message(f Frame, data []byte) {
 	var m envelope
-	if data[0] != '{' || json.Unmarshal(data, &m) != nil {
+	if data[0] != '{' || unmarshalEnvelope(data, &m) != nil {
 		kind := FlagPollution
 		what := "the server wrote a line to stdout that is not JSON-RPC"
 		if f.Dir == HostToServer {
@@ -422,6 +422,30 @@ func (c *Checks) flag(f Frame, kind, id, method, msg string) {
 	if c.OnFlag != nil {
 		c.OnFlag(fl)
 	}
+}
+
+// unmarshalEnvelope decodes a message's envelope. A message larger than
+// the schema checks take ([schema.MaxCheckSize]) is decoded without its
+// params and result, which are not looked at then: copying them would
+// double the memory a large frame costs the proxy.
+func unmarshalEnvelope(data []byte, m *envelope) error {
+	if len(data) <= schema.MaxCheckSize {
+		return json.Unmarshal(data, m)
+	}
+	var small struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Error  json.RawMessage `json:"error"`
+		Result *struct{}       `json:"result"`
+	}
+	if err := json.Unmarshal(data, &small); err != nil {
+		return err
+	}
+	m.ID, m.Method, m.Error = small.ID, small.Method, small.Error
+	if small.Result != nil {
+		m.Result = json.RawMessage("{}")
+	}
+	return nil
 }
 
 // idKey is the form of a request id that requests and responses are
