@@ -97,7 +97,7 @@ func runCheck(f *Factory, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	var checks proxy.Checks
+	checks := proxy.Checks{KeepCalls: true}
 	last, err := proxy.ReadLog(r, name, &checks)
 	closeFn()
 	if err != nil {
@@ -154,7 +154,7 @@ func runCheck(f *Factory, opts *CheckOptions) error {
 				}
 			}
 		}
-		fmt.Fprintf(out, "%s: %d calls, %d of %d checks failed\n", name, len(sum.Calls), failed, len(verdicts))
+		fmt.Fprintf(out, "%s: %d calls, %d of %d checks failed\n", name, sum.CallCount, failed, len(verdicts))
 	}
 	if failed > 0 {
 		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("%s: %d of %d checks failed", name, failed, len(verdicts))}

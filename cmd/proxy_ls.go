@@ -135,7 +135,7 @@ func summarizeSession(si proxy.SessionInfo) proxySession {
 	}
 	sum := facts.Summary()
 	row.Server, row.Exit, row.Version, row.Host = facts.server, facts.exit, sum.Version, sum.ClientInfo
-	row.Calls = len(sum.Calls)
+	row.Calls = sum.CallCount
 	for _, fl := range sum.Flags {
 		row.Flags[fl.Kind]++
 	}

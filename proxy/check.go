@@ -73,13 +73,19 @@ type Checks struct {
 	// each call once answered.
 	OnFlag func(Flag)
 	OnCall func(Call)
+	// KeepCalls keeps every call for [Checks.Summary]; without it only
+	// the pending ones are kept, so that a proxy running for days does not
+	// grow with its traffic (its log keeps the calls).
+	KeepCalls bool
 
 	checker    schema.Checker
 	version    string
 	clientInfo json.RawMessage
 	serverInfo json.RawMessage
 	pending    map[string]*Call // by direction + id
-	calls      []*Call
+	calls      []*Call          // every call, with KeepCalls
+	callCount  int
+	flagsLost  int // flags beyond maxFlags, counted only
 	flags      []Flag
 	tools      map[string]string // tool name → canonical definition, from the last whole tools/list
 	listing    map[string]string // the pages of a tools/list so far
@@ -93,8 +99,14 @@ type Summary struct {
 	ClientInfo json.RawMessage `json:"client_info,omitempty"`
 	ServerInfo json.RawMessage `json:"server_info,omitempty"`
 	Frames     int             `json:"frames"`
-	Calls      []Call          `json:"calls"`
-	Flags      []Flag          `json:"flags"`
+	// CallCount counts the requests seen; Calls are all of them with
+	// [Checks].KeepCalls, else the pending ones.
+	CallCount int    `json:"call_count"`
+	Calls     []Call `json:"calls"`
+	// Flags are the findings, the first [MaxFlags] of them; FlagsLost
+	// counts the rest.
+	Flags     []Flag `json:"flags"`
+	FlagsLost int    `json:"flags_lost,omitempty"`
 	// Tools are the tool definitions of the last full tools/list, by
 	// name; nil when the session listed none.
 	Tools map[string]json.RawMessage `json:"tools,omitempty"`
@@ -129,7 +141,7 @@ func (c *Checks) Frame(f Frame) {
 // message checks one JSON-RPC message of frame f.
 func (c *Checks) message(f Frame, data []byte) {
 	var m envelope
-	if data[0] != '{' || json.Unmarshal(data, &m) != nil {
+	if data[0] != '{' || unmarshalEnvelope(data, &m) != nil {
 		kind := FlagPollution
 		what := "the server wrote a line to stdout that is not JSON-RPC"
 		if f.Dir == HostToServer {
@@ -140,7 +152,7 @@ func (c *Checks) message(f Frame, data []byte) {
 	}
 	id := ""
 	if len(m.ID) > 0 && string(m.ID) != "null" {
-		id = string(canonical(m.ID))
+		id = idKey(m.ID)
 	}
 	switch {
 	case m.Method != "" && id != "":
@@ -185,7 +197,10 @@ func (c *Checks) request(f Frame, id string, m envelope) {
 		}
 	}
 	c.pending[key] = call
-	c.calls = append(c.calls, call)
+	c.callCount++
+	if c.KeepCalls {
+		c.calls = append(c.calls, call)
+	}
 	if f.Dir == ServerToHost {
 		c.violations(f, id, m.Method, func() ([]schema.Violation, error) {
 			return c.checker.CheckRequest(c.version, m.Method, m.Params)
@@ -355,20 +370,31 @@ func (c *Checks) Event(e Event) {
 	}
 }
 
-// End flags the requests still pending when the session ended.
+// End flags the requests still pending when the session ended, in the
+// order they were made.
 func (c *Checks) End(at time.Time) {
-	for _, call := range c.calls {
-		if call.Pending {
-			c.flag(Frame{Time: at}, FlagPending, call.ID, call.Method, fmt.Sprintf("%s (id %s) was never answered", call.Method, call.ID))
-		}
+	pending := make([]*Call, 0, len(c.pending))
+	for _, call := range c.pending {
+		pending = append(pending, call)
+	}
+	slices.SortFunc(pending, func(a, b *Call) int { return a.Start.Compare(b.Start) })
+	for _, call := range pending {
+		c.flag(Frame{Time: at}, FlagPending, call.ID, call.Method, fmt.Sprintf("%s (id %s) was never answered", call.Method, call.ID))
 	}
 }
 
 // Summary returns what the checks found so far.
 func (c *Checks) Summary() Summary {
-	s := Summary{Version: c.version, ClientInfo: c.clientInfo, ServerInfo: c.serverInfo, Frames: c.frames, Flags: slices.Clone(c.flags)}
-	s.Calls = make([]Call, len(c.calls))
-	for i, call := range c.calls {
+	s := Summary{Version: c.version, ClientInfo: c.clientInfo, ServerInfo: c.serverInfo, Frames: c.frames, CallCount: c.callCount, Flags: slices.Clone(c.flags), FlagsLost: c.flagsLost}
+	calls := c.calls
+	if !c.KeepCalls {
+		for _, call := range c.pending {
+			calls = append(calls, call)
+		}
+		slices.SortFunc(calls, func(a, b *Call) int { return a.Start.Compare(b.Start) })
+	}
+	s.Calls = make([]Call, len(calls))
+	for i, call := range calls {
 		s.Calls[i] = *call
 	}
 	if c.tools != nil {
@@ -380,15 +406,63 @@ func (c *Checks) Summary() Summary {
 	return s
 }
 
+// MaxFlags is how many findings [Checks] keeps; the rest are counted.
+const MaxFlags = 10000
+
 func (c *Checks) flag(f Frame, kind, id, method, msg string) {
 	fl := Flag{Time: f.Time, Kind: kind, ID: id, Method: method, Msg: msg}
 	if f.Dir != 0 {
 		fl.Dir = f.Dir.String()
 	}
-	c.flags = append(c.flags, fl)
+	if len(c.flags) >= MaxFlags {
+		c.flagsLost++
+	} else {
+		c.flags = append(c.flags, fl)
+	}
 	if c.OnFlag != nil {
 		c.OnFlag(fl)
 	}
+}
+
+// unmarshalEnvelope decodes a message's envelope. A message larger than
+// the schema checks take ([schema.MaxCheckSize]) is decoded without its
+// params and result, which are not looked at then: copying them would
+// double the memory a large frame costs the proxy.
+func unmarshalEnvelope(data []byte, m *envelope) error {
+	if len(data) <= schema.MaxCheckSize {
+		return json.Unmarshal(data, m)
+	}
+	var small struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Error  json.RawMessage `json:"error"`
+		Result *struct{}       `json:"result"`
+	}
+	if err := json.Unmarshal(data, &small); err != nil {
+		return err
+	}
+	m.ID, m.Method, m.Error = small.ID, small.Method, small.Error
+	if small.Result != nil {
+		m.Result = json.RawMessage("{}")
+	}
+	return nil
+}
+
+// idKey is the form of a request id that requests and responses are
+// matched by: numbers and plain strings as written, anything else
+// canonical.
+func idKey(raw json.RawMessage) string {
+	simple := true
+	for _, b := range raw {
+		if b == '\\' || b == ' ' || b == '.' || b == 'e' || b == 'E' || b == '\t' || b == '\n' || b == '\r' {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		return string(raw)
+	}
+	return string(canonical(raw))
 }
 
 // canonical compacts JSON so that ids and definitions compare by value.

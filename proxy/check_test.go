@@ -7,7 +7,7 @@ import (
 )
 
 func TestChecksFlagWhatIsWrong(t *testing.T) {
-	var c Checks
+	c := Checks{KeepCalls: true}
 	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	step := 0
 	send := func(dir Direction, s string) {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -20,14 +21,20 @@ import (
 // relayed are never changed.
 type Log struct {
 	trace *transport.Trace
+	buf   *bufio.Writer
 	paths []RedactPath
 }
 
-// NewLog returns a Log writing to w. Write errors are w's to report (the
-// session goes on without its log).
+// NewLog returns a Log writing to w through a buffer that the [Tap]
+// flushes whenever its queue runs empty (see [Flusher]). Write errors are
+// w's to report (the session goes on without its log).
 func NewLog(w io.Writer, r *transport.Redactor, paths []RedactPath) *Log {
-	return &Log{trace: &transport.Trace{W: w, Redactor: r}, paths: paths}
+	buf := bufio.NewWriterSize(w, 64<<10)
+	return &Log{trace: &transport.Trace{W: buf, Redactor: r}, buf: buf, paths: paths}
 }
+
+// Flush writes what is buffered.
+func (l *Log) Flush() { l.buf.Flush() }
 
 // Frame records f. A frame larger than the tap keeps is recorded as an
 // event giving its size.

@@ -21,6 +21,10 @@ func TestLogRecordsFramesAsATrace(t *testing.T) {
 	l.Frame(Frame{Dir: ServerToHost, Data: []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"token s3cret-token"}]}}`), Size: 89})
 	l.Frame(Frame{Dir: ServerToHost, Data: []byte("not json"), Size: 8})
 	l.Frame(Frame{Dir: ServerToHost, Data: []byte(`{"a":`), Size: 1 << 30})
+	if buf.Len() != 0 {
+		t.Errorf("the log wrote %d bytes before Flush: it should buffer them", buf.Len())
+	}
+	l.Flush()
 
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 5 {

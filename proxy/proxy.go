@@ -74,6 +74,14 @@ type Observer interface {
 	Event(Event)
 }
 
+// Flusher is an [Observer] that buffers what it writes: the [Tap] calls
+// Flush whenever its queue runs empty, so that a log is written in few
+// system calls under load and is complete on disk whenever the traffic
+// pauses.
+type Flusher interface {
+	Flush()
+}
+
 // Observers is an [Observer] that hands every frame and event to each of
 // its members in turn.
 type Observers []Observer
@@ -89,6 +97,15 @@ func (o Observers) Frame(f Frame) {
 func (o Observers) Event(e Event) {
 	for _, ob := range o {
 		ob.Event(e)
+	}
+}
+
+// Flush flushes the members that are [Flusher]s.
+func (o Observers) Flush() {
+	for _, ob := range o {
+		if f, ok := ob.(Flusher); ok {
+			f.Flush()
+		}
 	}
 }
 

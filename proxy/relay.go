@@ -28,22 +28,28 @@ func relay(dst io.Writer, src io.Reader, dir Direction, tap *Tap) error {
 	br := bufio.NewReaderSize(src, relayBuffer)
 	limit := tap.FrameLimit()
 	var (
-		kept []byte
-		size int64
+		parts [][]byte // copies of the frame's pieces so far, up to limit
+		kept  int
+		size  int64
 	)
+	emit := func() {
+		tap.Send(frameOf(dir, join(parts, kept), size))
+		parts, kept, size = nil, 0, 0
+	}
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
-			if room := limit - len(kept); room > 0 {
-				kept = append(kept, chunk[:min(room, len(chunk))]...)
+			if room := limit - kept; room > 0 {
+				piece := chunk[:min(room, len(chunk))]
+				parts = append(parts, append([]byte(nil), piece...))
+				kept += len(piece)
 			}
 			size += int64(len(chunk))
 			if chunk[len(chunk)-1] == '\n' {
 				// Tapped before its last byte is written: the answer the
 				// frame provokes, relayed by the other direction's
 				// goroutine, then always reaches the tap after it.
-				tap.Send(frameOf(dir, kept, size))
-				kept, size = nil, 0
+				emit()
 			}
 			if _, werr := dst.Write(chunk); werr != nil {
 				return &WriteError{werr}
@@ -55,13 +61,30 @@ func relay(dst io.Writer, src io.Reader, dir Direction, tap *Tap) error {
 		case errors.Is(err, io.EOF):
 			if size > 0 {
 				// A last frame without its newline is still a frame.
-				tap.Send(frameOf(dir, kept, size))
+				emit()
 			}
 			return nil
 		default:
 			return err
 		}
 	}
+}
+
+// join returns the pieces of a frame as one slice of n bytes. A frame
+// larger than the read buffer comes in pieces that are each copied once
+// and joined once into a slice of exactly its size: growing one slice as
+// the pieces come would leave a trail of ever larger garbage slices, as
+// much again as the frame, before the collector catches up.
+func join(parts [][]byte, n int) []byte {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	out := make([]byte, 0, n)
+	for i, p := range parts {
+		out = append(out, p...)
+		parts[i] = nil
+	}
+	return out
 }
 
 // frameOf makes the frame of a line: its bytes without the line ending.

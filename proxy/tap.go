@@ -33,7 +33,7 @@ type item struct {
 // of mcpctl, and the queue holds what a slow observer may fall behind by.
 const (
 	DefaultFrameLimit  = 256 << 20
-	DefaultQueueFrames = 4096
+	DefaultQueueFrames = 1 << 16
 	DefaultQueueBytes  = 512 << 20
 )
 
@@ -120,12 +120,18 @@ func (t *Tap) run() {
 				t.obs.Frame(it.frame)
 			}
 		}
+		if f, ok := t.obs.(Flusher); ok && len(batch) > 0 {
+			f.Flush()
+		}
 		if closed && len(batch) == 0 {
 			t.mu.Lock()
 			dropped = t.dropped
 			t.mu.Unlock()
 			if dropped > reported {
 				t.obs.Event(Event{Time: time.Now(), Name: "dropped", Detail: map[string]int64{"frames": dropped - reported}})
+				if f, ok := t.obs.(Flusher); ok {
+					f.Flush()
+				}
 			}
 			return
 		}
