@@ -84,7 +84,7 @@ read are reported on stderr.`,
 	}
 	addOutputFlags(cmd, &opts.Output)
 	cmd.AddCommand(newCmdServersList(f), newCmdServersAdd(f, nil), newCmdServersShow(f), newCmdServersRemove(f),
-		newCmdServersTrust(f, false), newCmdServersTrust(f, true))
+		newCmdServersTrust(f, false), newCmdServersTrust(f, true), newCmdServersWrap(f), newCmdServersUnwrap(f))
 	return cmd
 }
 
