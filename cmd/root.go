@@ -235,6 +235,7 @@ func subcommands() []subcommand {
 		{"mock", NewCmdMock},
 		{"proxy", NewCmdProxy},
 		{"check", NewCmdCheck},
+		{"export", NewCmdExport},
 		{"test", func(f *Factory) *cobra.Command { return NewCmdTest(f, nil) }},
 		{"sign", NewCmdSign},
 		{"audit", func(f *Factory) *cobra.Command { return NewCmdAudit(f, nil) }},

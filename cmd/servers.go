@@ -77,7 +77,7 @@ The list (NAME, SOURCE, KIND, TARGET, TRUST) runs and contacts nothing;
 	}
 	addOutputFlags(cmd, &opts.Output)
 	cmd.AddCommand(newCmdServersList(f), newCmdServersAdd(f, nil), newCmdServersShow(f), newCmdServersRemove(f),
-		newCmdServersTrust(f, false), newCmdServersTrust(f, true))
+		newCmdServersTrust(f, false), newCmdServersTrust(f, true), newCmdServersWrap(f), newCmdServersUnwrap(f))
 	return cmd
 }
 

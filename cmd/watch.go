@@ -25,6 +25,9 @@ type WatchOptions struct {
 	LogLevel string
 	// Duration ends the watch after this long; zero means until Ctrl-C.
 	Duration time.Duration
+	// Session is the proxy session to follow ("latest", an id or a prefix
+	// of one) instead of a server.
+	Session string
 	// now is the clock of event times; time.Now unless a test sets it.
 	now func() time.Time
 }
@@ -34,7 +37,7 @@ type WatchOptions struct {
 func NewCmdWatch(f *Factory, runF func(*WatchOptions) error) *cobra.Command {
 	opts := &WatchOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "watch [--subscribe URI]... [--log-level LEVEL] [--duration D] [flags] [-- server command...]",
+		Use:   "watch {[--subscribe URI]... [--log-level LEVEL] [-- server command...] | --session ID|latest} [--duration D] [flags]",
 		Short: "Print a server's notifications as they arrive",
 		Long: `Watch a server: print its notifications as they arrive, one line each,
 until Ctrl-C (exit 130) or the end of --duration (exit 0):
@@ -60,11 +63,20 @@ connection is lost, it exits 1.
 -o json prints one JSON object per line (NDJSON), each with "time"
 (RFC 3339) and "event": subscribed, log, progress, list_changed,
 resource_updated, ended; the fields of each are those of the example below
-and stay stable.`,
+and stay stable.
+
+--session ID|latest watches a proxy session instead of a server: it
+follows the session's log as mcpctl proxy writes it and prints each call
+once answered (time, method and tool, latency, ok or error) and each flag
+of the proxy's checks as it is raised, until the proxy ends; an ended
+session is printed whole. With latest and no session yet, it waits for one
+to start. It only reads the log, so it never slows the traffic. -o json
+prints one object per call ("event":"call") and flag ("event":"flag").`,
 		Example: `  mcpctl watch --demo --duration 5s
   mcpctl watch --demo --subscribe demo://readme --log-level debug
   mcpctl watch -o json --log-level info -- npx -y @modelcontextprotocol/server-everything
   mcpctl watch --url http://127.0.0.1:3001/mcp --subscribe file:///project/config.json
+  mcpctl watch --session latest
 
   # -o json, one object per line:
   # {"time":"…","event":"log","level":"info","logger":"db","data":"connected"}
@@ -88,8 +100,20 @@ and stay stable.`,
 			if opts.Duration < 0 {
 				return flagErrorf("invalid --duration %s: must not be negative", opts.Duration)
 			}
+			if opts.Session != "" {
+				o := opts.Server
+				if o.Demo || o.URL != "" || o.Server != "" || len(o.Command) > 0 {
+					return flagErrorf("--session watches a proxy session's log, not a server: give it without -s, --url, --demo or a command")
+				}
+				if len(opts.Subscribe) > 0 || opts.LogLevel != "" {
+					return flagErrorf("--subscribe and --log-level are for a server; --session watches a proxy session")
+				}
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Session != "" {
+				return watchSessionRun(cmd.Context(), opts)
 			}
 			return watchRun(cmd.Context(), opts)
 		},
@@ -98,6 +122,7 @@ and stay stable.`,
 	addOutputFlags(cmd, &opts.Output)
 	addLogLevelFlag(cmd, &opts.LogLevel)
 	cmd.Flags().StringArrayVar(&opts.Subscribe, "subscribe", nil, "Print updates of the resource at `URI` (repeatable)")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "Watch the proxy session `ID` (or latest) instead of a server")
 	durationVar(cmd.Flags(), &opts.Duration, "duration", 0, "Stop after this long, e.g. 30s, 5m or a number of seconds, and exit 0 (default: until Ctrl-C)")
 	return cmd
 }
@@ -160,6 +185,35 @@ func watchRun(ctx context.Context, opts *WatchOptions) error {
 		Server: s.Name(), Printer: f.printer(), JSON: opts.Output.structured(), Now: opts.now,
 		Warn: f.Warner().Warn, Subscribe: opts.Subscribe, Duration: opts.Duration, Quiet: !opts.Server.Verbose,
 	})
+	return watchStopped(ctx, err)
+}
+
+// watchSessionRun follows a proxy session (--session).
+func watchSessionRun(ctx context.Context, opts *WatchOptions) error {
+	f := opts.Factory
+	store, err := f.proxyStore()
+	if err != nil {
+		return err
+	}
+	if opts.Session != "latest" {
+		// A session named by id must exist already: only the latest is
+		// waited for.
+		if _, err := store.Find(opts.Session); err != nil {
+			return flagErrorf("--session: %v", err)
+		}
+	}
+	if opts.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Duration)
+		defer cancel()
+	}
+	err = watch.ProxySession(ctx, watch.ProxySessionOptions{
+		Store: store, Ref: opts.Session, Printer: f.printer(), JSON: opts.Output.structured(),
+		Redact: f.Redactor().String,
+	})
+	if errors.Is(err, watch.ErrInterrupted) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil
+	}
 	return watchStopped(ctx, err)
 }
 

@@ -50,14 +50,28 @@ func (s Store) Create(now time.Time, pid int) (*SessionFile, error) {
 	id := fmt.Sprintf("%s-%d", now.UTC().Format("20060102T150405.000Z"), pid)
 	id = strings.Replace(id, ".", "", 1)
 	path := filepath.Join(s.Dir, id+logExt)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
+	// The log is locked under a name List skips and then renamed, so that
+	// a watcher never sees the new session unlocked, as if it had ended.
+	starting := path + ".starting"
+	f, err := os.OpenFile(starting, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating the session log: %w", err)
 	}
 	unlock, err := filelock.File(f)
+	if err == nil {
+		if _, serr := os.Stat(path); serr == nil {
+			err = fmt.Errorf("%s exists", path)
+		} else {
+			err = os.Rename(starting, path)
+		}
+	}
 	if err != nil {
+		if unlock != nil {
+			unlock()
+		}
 		f.Close()
-		return nil, fmt.Errorf("locking the session log: %w", err)
+		os.Remove(starting)
+		return nil, fmt.Errorf("creating the session log: %w", err)
 	}
 	return &SessionFile{ID: id, Path: path, File: f, unlock: unlock}, nil
 }

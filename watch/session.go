@@ -1,0 +1,197 @@
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcpctl/mcpctl/proxy"
+	"github.com/mcpctl/mcpctl/render"
+)
+
+// ProxySessionOptions say which proxy session [ProxySession] follows and how it
+// prints it.
+type ProxySessionOptions struct {
+	// Store is where the proxies keep their sessions.
+	Store proxy.Store
+	// Ref names the session: "latest", an id, or a unique prefix of one.
+	Ref string
+	// Printer prints calls and flags on Out, what is watched on ErrOut.
+	Printer *render.Printer
+	// JSON prints one JSON object per call and flag (NDJSON).
+	JSON bool
+	// Interval is how often the log is looked at again once read to its
+	// end; zero means 100ms.
+	Interval time.Duration
+	// Redact hides secrets in flag messages; nil leaves them.
+	Redact func(string) string
+}
+
+// ProxySession follows a proxy session's log as the proxy writes it and prints
+// each call once answered and each flag as the proxy's checks raise it,
+// until the proxy releases the log's lock (the session ended) or ctx is
+// done ([ErrInterrupted]). An ended session is printed and it
+// returns. With Ref "latest" and no session yet, it waits for one to
+// start. It only reads the log: a slow or stopped watcher never slows the
+// proxy.
+func ProxySession(ctx context.Context, o ProxySessionOptions) error {
+	if o.Interval <= 0 {
+		o.Interval = 100 * time.Millisecond
+	}
+	si, err := findSession(ctx, o)
+	if err != nil {
+		return err
+	}
+	file, err := os.Open(si.Path)
+	if err != nil {
+		return fmt.Errorf("opening proxy session %s: %w", si.ID, err)
+	}
+	defer file.Close()
+	state := "ended"
+	if si.Running {
+		state = "running"
+	}
+	fmt.Fprintf(o.Printer.ErrOut, "watching proxy session %s (%s)\n", si.ID, state)
+
+	checks := &proxy.Checks{OnCall: o.printCall, OnFlag: o.printFlag}
+	f := &follower{ctx: ctx, r: file, interval: o.Interval, running: func() bool {
+		now, err := o.Store.Find(si.ID)
+		return err == nil && now.Running
+	}}
+	last, err := proxy.ReadLog(f, "proxy session "+si.ID, checks)
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	if err != nil {
+		return err
+	}
+	checks.End(last)
+	sum := checks.Summary()
+	fmt.Fprintf(o.Printer.ErrOut, "proxy session %s ended: %d calls, %d flags\n", si.ID, len(sum.Calls), len(sum.Flags))
+	return nil
+}
+
+// findSession finds the session o names, waiting for one to start when it
+// names the latest and there is none yet.
+func findSession(ctx context.Context, o ProxySessionOptions) (proxy.SessionInfo, error) {
+	said := false
+	for {
+		all, err := o.Store.List()
+		if err != nil {
+			return proxy.SessionInfo{}, fmt.Errorf("listing proxy sessions: %w", err)
+		}
+		if len(all) > 0 || (o.Ref != "" && o.Ref != "latest") {
+			return o.Store.Find(o.Ref)
+		}
+		if !said {
+			fmt.Fprintf(o.Printer.ErrOut, "waiting for a proxy session to start (in %s)\n", o.Store.Dir)
+			said = true
+		}
+		if err := pause(ctx, o.Interval); err != nil {
+			return proxy.SessionInfo{}, ErrInterrupted
+		}
+	}
+}
+
+// pause waits d or until ctx is done.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// follower reads a log that is still being written: at its end it looks
+// again every interval while running says the writer holds the log, and
+// reports the end only after one last read once the writer let go (all its
+// writes were made before it did).
+type follower struct {
+	ctx      context.Context
+	r        io.Reader
+	interval time.Duration
+	running  func() bool
+	done     bool
+}
+
+func (f *follower) Read(p []byte) (int, error) {
+	for {
+		n, err := f.r.Read(p)
+		if n > 0 || (err != nil && !errors.Is(err, io.EOF)) {
+			return n, err
+		}
+		if f.done {
+			return 0, io.EOF
+		}
+		if !f.running() {
+			f.done = true
+			continue
+		}
+		if err := pause(f.ctx, f.interval); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// callEvent and flagEvent are the lines of -o json.
+type callEvent struct {
+	Time  time.Time `json:"time"`
+	Event string    `json:"event"`
+	proxy.Call
+}
+
+type flagEvent struct {
+	Event string `json:"event"`
+	proxy.Flag
+}
+
+func (o ProxySessionOptions) printCall(c proxy.Call) {
+	if o.JSON {
+		o.printJSON(callEvent{Time: c.Start.Add(c.Latency), Event: "call", Call: c})
+		return
+	}
+	status := "ok"
+	switch {
+	case c.Error != "":
+		status = fmt.Sprintf("error %d: %s", c.ErrorCode, o.redact(c.Error))
+	case c.IsError:
+		status = "error: isError"
+	}
+	what := c.Method
+	if c.Tool != "" {
+		what += " " + c.Tool
+	}
+	fmt.Fprintf(o.Printer.Out, "%s  %s  %s  %s\n", c.Start.Local().Format("15:04:05.000"), what, c.Latency.Round(time.Microsecond), status)
+}
+
+func (o ProxySessionOptions) printFlag(fl proxy.Flag) {
+	fl.Msg = o.redact(fl.Msg)
+	if o.JSON {
+		o.printJSON(flagEvent{Event: "flag", Flag: fl})
+		return
+	}
+	fmt.Fprintf(o.Printer.Out, "%s  flag %s  %s\n", fl.Time.Local().Format("15:04:05.000"), fl.Kind, strings.ReplaceAll(fl.Msg, "\n", " "))
+}
+
+func (o ProxySessionOptions) printJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	o.Printer.Out.Write(append(b, '\n'))
+}
+
+func (o ProxySessionOptions) redact(s string) string {
+	if o.Redact == nil {
+		return s
+	}
+	return o.Redact(s)
+}
