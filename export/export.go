@@ -112,7 +112,7 @@ func (c *collector) message(dir proxy.Direction, data json.RawMessage) {
 // messages. Calls still unanswered at the end of the log are flagged
 // pending unless running says the session goes on.
 func Read(r io.Reader, name string, running bool) (*Session, error) {
-	c := &collector{requests: map[string][]json.RawMessage{}, responses: map[string][]json.RawMessage{}}
+	c := &collector{checks: proxy.Checks{KeepCalls: true}, requests: map[string][]json.RawMessage{}, responses: map[string][]json.RawMessage{}}
 	last, err := proxy.ReadLog(r, name, c)
 	if err != nil {
 		return nil, err

@@ -72,7 +72,7 @@ func ProxySession(ctx context.Context, o ProxySessionOptions) error {
 	}
 	checks.End(last)
 	sum := checks.Summary()
-	fmt.Fprintf(o.Printer.ErrOut, "proxy session %s ended: %d calls, %d flags\n", si.ID, len(sum.Calls), len(sum.Flags))
+	fmt.Fprintf(o.Printer.ErrOut, "proxy session %s ended: %d calls, %d flags\n", si.ID, sum.CallCount, len(sum.Flags)+sum.FlagsLost)
 	return nil
 }
 

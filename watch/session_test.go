@@ -59,11 +59,14 @@ func TestProxySessionFollows(t *testing.T) {
 	log := proxy.NewLog(sf, nil, nil)
 	t0 := time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 	log.Frame(proxy.Frame{Time: t0, Dir: proxy.HostToServer, Data: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`), Size: 70})
+	log.Flush()
 	if s := next(t, errOut); !strings.Contains(s, "watching proxy session "+sf.ID+" (running)") {
 		t.Fatalf("stderr %q", s)
 	}
 	resp := `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`
 	log.Frame(proxy.Frame{Time: t0.Add(5 * time.Millisecond), Dir: proxy.ServerToHost, Data: []byte(resp), Size: int64(len(resp))})
+	log.Flush()
+	log.Flush()
 	var call struct {
 		Event, Method, Tool string
 		Latency             int64 `json:"latency_ns"`
@@ -76,6 +79,8 @@ func TestProxySessionFollows(t *testing.T) {
 	}
 	// A request left pending is flagged once the session ends.
 	log.Frame(proxy.Frame{Time: t0.Add(time.Second), Dir: proxy.HostToServer, Data: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), Size: 38})
+	log.Flush()
+	log.Flush()
 	select {
 	case err := <-done:
 		t.Fatalf("the watch ended while the session ran: %v", err)
@@ -104,7 +109,9 @@ func TestProxySessionEnded(t *testing.T) {
 	log := proxy.NewLog(sf, nil, nil)
 	t0 := time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 	log.Frame(proxy.Frame{Time: t0, Dir: proxy.HostToServer, Data: []byte(`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`), Size: 48})
+	log.Flush()
 	log.Frame(proxy.Frame{Time: t0.Add(time.Millisecond), Dir: proxy.ServerToHost, Data: []byte(`{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"nope"}}`), Size: 66})
+	log.Flush()
 	sf.Close()
 	var out, errOut strings.Builder
 	err = ProxySession(context.Background(), ProxySessionOptions{Store: store, Ref: sf.ID[:10], Printer: &render.Printer{Out: &out, ErrOut: &errOut}})
