@@ -269,12 +269,10 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcpctl <command> [flags] [-- server command...]",
 		Short: "Inspect and exercise MCP servers",
-		Long: `mcpctl inspects and exercises MCP (Model Context Protocol) servers: what a
-server offers, its tools called with arguments checked against their schemas,
-its resources and prompts. Choose the server on every command: -s NAME, --url
-URL, --demo (built in) or -- COMMAND [ARGS...] (stdio; mcpctl help connection).`,
-		Example: `  mcpctl list --demo
-  mcpctl call --demo add a=2 b=3
+		Long: `mcpctl inspects and exercises MCP (Model Context Protocol) servers, and sits
+between a host and a server to see what they say (proxy). Choose the server:
+-s NAME, --url URL, --demo (built in) or -- COMMAND... (mcpctl help connection).`,
+		Example: `  mcpctl call --demo add a=2 b=3
   mcpctl list -- npx -y @modelcontextprotocol/server-everything
   mcpctl list --url http://127.0.0.1:3001/mcp -o json --jq '.tools[].name'`,
 		SilenceErrors: true,

@@ -48,29 +48,20 @@ until Ctrl-C (exit 130) or the end of --duration (exit 0):
             again and the line says what changed: +added -removed ~changed
   updated   a resource given with --subscribe changed (read it to see how)
 
-mcpctl asks for list changes of every list the server offers. In the
-legacy protocol era that needs no request (the server sends them to every
-session), resources are subscribed with resources/subscribe, and
---log-level sends logging/setLevel. In the modern era (2026-07-28) one
-subscriptions/listen request carries the subscription, and logs belong to
-requests: every request mcpctl sends carries the level, so the log lines are
-those of mcpctl's own requests (the lists fetched again). To see the logs of
-a tool call, give --log-level to call.
-
-If the server ends the subscription, watch says so and exits 0; if the
-connection is lost, it exits 1.
+mcpctl asks for list changes of every list the server offers; resources
+are subscribed and --log-level set as the protocol era does it (in
+2026-07-28 logs belong to requests: give --log-level to call to see a
+tool's). If the server ends the subscription, watch exits 0; if the
+connection is lost, 1.
 
 -o json prints one JSON object per line (NDJSON), each with "time"
 (RFC 3339) and "event": subscribed, log, progress, list_changed,
 resource_updated, ended; the fields of each are those of the example below
 and stay stable.
 
---session ID|latest watches a proxy session instead of a server: it
-follows the session's log as mcpctl proxy writes it and prints each call
-once answered (time, method and tool, latency, ok or error) and each flag
-of the proxy's checks as it is raised, until the proxy ends; an ended
-session is printed whole. With latest and no session yet, it waits for one
-to start. It only reads the log, so it never slows the traffic. -o json
+--session ID|latest follows a proxy session's log instead (mcpctl proxy):
+each call once answered and each flag of the proxy's checks, until the
+proxy ends; with latest and none yet, it waits for one. -o json
 prints one object per call ("event":"call") and flag ("event":"flag").`,
 		Example: `  mcpctl watch --demo --duration 5s
   mcpctl watch --demo --subscribe demo://readme --log-level debug
