@@ -1,0 +1,139 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/proxy"
+	"github.com/mcpctl/mcpctl/transport"
+)
+
+// proxyHTTPLong is the part of `mcpctl proxy --help` about the HTTP
+// reverse proxy.
+const proxyHTTPLong = `
+
+With --listen ADDR --url URL, the proxy is an HTTP reverse proxy in front
+of the server at URL: point the host at http://ADDR with URL's path.
+Streamable HTTP (JSON and event-stream answers, the GET stream, session
+ids, resumption with Last-Event-ID, DELETE, the MCP-Protocol-Version and
+Mcp-* headers) and the legacy HTTP+SSE transport pass unchanged but for
+the hop-by-hop headers; events are passed on one by one as they arrive.
+Each request keeps its path and query; the legacy transport's endpoint
+event is rewritten to name the proxy when it names the server's origin.
+The listener is loopback only unless --listen-any is given, and a request
+whose Origin is not a loopback one is refused (403), against DNS
+rebinding. A server that does not start answering within --timeout, or
+pauses longer than that, is answered for by the proxy: 504 (or 502 when
+it cannot be reached) with a JSON-RPC error naming the request's id.
+
+Authorization: the proxy is a transparent observer. 401s with their
+WWW-Authenticate, the metadata documents (/.well-known/...) and the host's
+Authorization header pass unchanged, so a host's own sign-in can be
+watched; the header is never logged, and its token is hidden wherever it
+appears in the log. A host that checks RFC 8707 resource indicators
+stops there: the protected resource metadata names the server's URL,
+not the proxy's, so a host that compares the two refuses to sign in.
+Sign in directly once, or use a host that does not check.`
+
+// addProxyHTTPFlags adds the flags of the HTTP reverse proxy.
+func addProxyHTTPFlags(cmd *cobra.Command, opts *ProxyOptions) {
+	cmd.Long += proxyHTTPLong
+	cmd.Example += `
+
+  # An HTTP reverse proxy: the host connects to http://127.0.0.1:8931/mcp
+  mcpctl proxy --listen 127.0.0.1:8931 --url http://127.0.0.1:3001/mcp
+  mcpctl call echo message=hi --url http://127.0.0.1:8931/mcp`
+	fs := cmd.Flags()
+	fs.StringVar(&opts.Listen, "listen", "", "Serve HTTP on `ADDR` (HOST:PORT, a loopback address unless --listen-any): with --url, a reverse proxy in front of that server")
+	fs.BoolVar(&opts.ListenAny, "listen-any", false, "Allow --listen on an address that is not loopback (anyone who reaches it reaches the server)")
+	durationVar(fs, &opts.Timeout, "timeout", client.DefaultTimeout, "Answer 504 for a request the server does not start answering, or pauses for, longer than this `duration` (0: no bound)")
+}
+
+// runProxyHTTP runs the HTTP reverse proxy until SIGINT or SIGTERM.
+func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
+	if len(opts.Server) > 0 {
+		return flagErrorf("--url and a server command ask for different servers: give one of them")
+	}
+	upstream, err := url.Parse(opts.URL)
+	if err != nil || (upstream.Scheme != "http" && upstream.Scheme != "https") || upstream.Host == "" {
+		return flagErrorf("--url %s: give the server's http:// or https:// URL", transport.RedactURL(opts.URL))
+	}
+	if err := proxy.CheckListen(opts.Listen, opts.ListenAny); err != nil {
+		return flagErrorf("--listen: %v", err)
+	}
+	var paths []proxy.RedactPath
+	for _, s := range opts.RedactPaths {
+		p, err := proxy.ParseRedactPath(s)
+		if err != nil {
+			return flagErrorf("--redact-path: %v", err)
+		}
+		paths = append(paths, p)
+	}
+	if opts.NoLog && opts.Log != "" {
+		return flagErrorf("--no-log and --log ask for different things: give one of them")
+	}
+	ios := f.IOStreams
+	red := f.Redactor()
+	red.Add(transport.URLSecrets(opts.URL)...)
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", opts.Listen, err)
+	}
+	defer ln.Close()
+
+	var observers proxy.Observers
+	if !opts.NoLog {
+		log, err := openProxyLog(f, opts)
+		if err != nil {
+			return err
+		}
+		defer log.Close()
+		observers = append(observers, proxy.NewLog(log, red, paths))
+	}
+	checks := &proxy.Checks{}
+	if opts.ShowFlags {
+		checks.OnFlag = func(fl proxy.Flag) {
+			fmt.Fprintf(ios.ErrOut, "mcpctl proxy: %s: %s\n", fl.Kind, red.String(fl.Msg))
+		}
+	}
+	observers = append(observers, checks)
+	tap := proxy.NewTap(observers, 0, 0)
+
+	shown := transport.RedactURL(opts.URL)
+	addr := ln.Addr().String()
+	tap.Note("start", map[string]any{"url": shown, "listen": addr, "pid": os.Getpid()})
+	fmt.Fprintf(ios.ErrOut, "mcpctl proxy: http://%s%s → %s\n", addr, upstream.EscapedPath(), shown)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	h := &proxy.HTTP{Upstream: upstream, Tap: tap, Timeout: opts.Timeout, Transport: upstreamTransport(), Redactor: red}
+	err = h.Serve(ctx, ln, 2*time.Second)
+	tap.Note("stop", nil)
+	checks.End(time.Now())
+	tap.Close()
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		return fmt.Errorf("serving on %s: %w", addr, err)
+	}
+	return nil
+}
+
+// upstreamTransport makes the proxy's requests to the server: Go's
+// default transport, which honours HTTPS_PROXY, with no shared state.
+func upstreamTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	// Answers pass to the host as the server encoded them; the host
+	// asked for the encoding, not the proxy.
+	t.DisableCompression = true
+	return t
+}
