@@ -183,6 +183,10 @@ func (ex *exchange) modify(resp *http.Response) error {
 			ex.touch()
 		}
 	}
+	encoded := resp.Header.Get("Content-Encoding")
+	// Compressed bytes are relayed as they are, but they are no frames.
+	plain := encoded == "" || encoded == "identity"
+	jsonBody := plain && ct == "application/json" && ex.req != nil
 	detail := map[string]any{"method": in.Method, "path": transport.RedactURL(in.URL.RequestURI()), "status": resp.StatusCode}
 	if ct != "" {
 		detail["content_type"] = ct
@@ -193,10 +197,16 @@ func (ex *exchange) modify(resp *http.Response) error {
 	if ex.req != nil {
 		// Sent now if the server answered before reading all of it.
 		ex.req.flush()
+		if resp.StatusCode >= 300 && !jsonBody && !(plain && sse) {
+			// An HTTP error with no JSON-RPC message in it answers the
+			// request: the checks need its id to close the call.
+			if id := requestID(ex.req.kept()); string(id) != "null" {
+				detail["request_id"] = id
+			}
+		}
 	}
 	ex.h.Tap.Note("http", detail)
-	if enc := resp.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
-		// Relayed as they are, but compressed bytes are no frames.
+	if !plain {
 		return nil
 	}
 	switch {
@@ -213,7 +223,7 @@ func (ex *exchange) modify(resp *http.Response) error {
 			st.onTimeout = ex.timeoutEvent
 		}
 		resp.Body = st
-	case ct == "application/json" && ex.req != nil:
+	case jsonBody:
 		resp.Body = &bodyTap{r: resp.Body, tap: ex.h.Tap, dir: ServerToHost, status: resp.StatusCode, limit: ex.h.Tap.FrameLimit(), size: resp.ContentLength, onRead: ex.touch}
 	}
 	return nil
@@ -346,4 +356,39 @@ type noteWriter struct{ tap *Tap }
 func (n noteWriter) Write(p []byte) (int, error) {
 	n.tap.Note("error", map[string]any{"op": "http", "error": strings.TrimSpace(string(p))})
 	return len(p), nil
+}
+
+// httpAnswer closes the call an "http" event says was answered with an
+// HTTP error and no JSON-RPC message. A 401 or 403 is the start of the
+// host's sign-in, after which it sends the request again: no flag.
+func (c *Checks) httpAnswer(e Event) {
+	d, _ := e.Detail.(map[string]any)
+	id, ok := d["request_id"]
+	if !ok {
+		return
+	}
+	raw, err := json.Marshal(id)
+	if err != nil {
+		return
+	}
+	key := HostToServer.String() + " " + string(canonical(raw))
+	call := c.pending[key]
+	if call == nil {
+		return
+	}
+	delete(c.pending, key)
+	var status int
+	switch v := d["status"].(type) {
+	case int:
+		status = v
+	case float64:
+		status = int(v)
+	}
+	call.Pending, call.Latency, call.Error = false, e.Time.Sub(call.Start), fmt.Sprintf("HTTP %d", status)
+	if status != http.StatusUnauthorized && status != http.StatusForbidden {
+		c.flag(Frame{Time: e.Time, Dir: ServerToHost}, FlagError, call.ID, call.Method, fmt.Sprintf("%s was answered with HTTP %d and no JSON-RPC message", call.Method, status))
+	}
+	if c.OnCall != nil {
+		c.OnCall(*call)
+	}
 }

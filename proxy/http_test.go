@@ -473,7 +473,8 @@ func TestHTTPAuthorizationObserved(t *testing.T) {
 	u, _ := url.Parse(up.URL + "/mcp")
 	var logBuf bytes.Buffer
 	red := transport.NewRedactor()
-	tap := NewTap(NewLog(&logBuf, red, nil), 0, 0)
+	checks := &Checks{}
+	tap := NewTap(Observers{NewLog(&logBuf, red, nil), checks}, 0, 0)
 	srv := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Timeout: 10 * time.Second, Redactor: red})
 	defer srv.Close()
 
@@ -514,6 +515,12 @@ func TestHTTPAuthorizationObserved(t *testing.T) {
 	}
 	if !strings.Contains(log, `your token is [redacted]`) || !strings.Contains(log, `"status":401`) {
 		t.Errorf("the log misses the redacted answer or the 401:\n%s", log)
+	}
+	// The request refused for want of a token, sent again with one, is
+	// no pending call and no duplicate id.
+	checks.End(time.Now())
+	if s := checks.Summary(); len(s.Flags) > 0 || len(s.Calls) != 2 || s.Calls[0].Error != "HTTP 401" || s.Calls[1].Pending {
+		t.Errorf("checks: %+v", s)
 	}
 }
 
