@@ -176,12 +176,14 @@ func (ex *exchange) modify(resp *http.Response) error {
 	in := resp.Request
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	sse := ct == "text/event-stream"
-	if ex.timer != nil {
-		if sse && in.Method == http.MethodGet {
+	onRead := ex.touch
+	if sse && in.Method == http.MethodGet {
+		onRead = nil
+		if ex.timer != nil {
 			ex.timer.Stop()
-		} else {
-			ex.touch()
 		}
+	} else {
+		ex.touch()
 	}
 	encoded := resp.Header.Get("Content-Encoding")
 	// Compressed bytes are relayed as they are, but they are no frames.
@@ -218,7 +220,7 @@ func (ex *exchange) modify(resp *http.Response) error {
 			resp.ContentLength = -1
 			body = &endpointRewrite{r: resp.Body, from: originOf(ex.h.Upstream), to: "http://" + ex.host}
 		}
-		st := &sseTap{r: body, tap: ex.h.Tap, limit: ex.h.Tap.FrameLimit(), status: resp.StatusCode, onRead: ex.touch}
+		st := &sseTap{r: body, tap: ex.h.Tap, limit: ex.h.Tap.FrameLimit(), status: resp.StatusCode, onRead: onRead}
 		if in.Method == http.MethodPost {
 			st.onTimeout = ex.timeoutEvent
 		}
@@ -385,10 +387,24 @@ func (c *Checks) httpAnswer(e Event) {
 		status = int(v)
 	}
 	call.Pending, call.Latency, call.Error = false, e.Time.Sub(call.Start), fmt.Sprintf("HTTP %d", status)
-	if status != http.StatusUnauthorized && status != http.StatusForbidden {
+	if !expectedRefusal(call.Method, status) {
 		c.flag(Frame{Time: e.Time, Dir: ServerToHost}, FlagError, call.ID, call.Method, fmt.Sprintf("%s was answered with HTTP %d and no JSON-RPC message", call.Method, status))
 	}
 	if c.OnCall != nil {
 		c.OnCall(*call)
 	}
+}
+
+// expectedRefusal reports whether an HTTP error is part of the protocol
+// rather than a failure: a 401 or 403 starts the host's sign-in, and a
+// 400, 404 or 405 to its first request is how a host tells a legacy
+// HTTP+SSE server (the spec's backwards compatibility).
+func expectedRefusal(method string, status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return true
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return method == "initialize" || method == "server/discover"
+	}
+	return false
 }

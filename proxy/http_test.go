@@ -228,7 +228,7 @@ func TestHTTPStreamsEventByEvent(t *testing.T) {
 		io.WriteString(w, "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n")
 	}))
 	defer up.Close()
-	proxyURL, rec, tap := startProxy(t, up.URL+"/mcp", 10*time.Second, nil)
+	proxyURL, rec, tap := startProxy(t, up.URL+"/mcp", 0, nil)
 	resp, err := http.Post(proxyURL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -391,6 +391,36 @@ func TestHTTPUpstreamFailures(t *testing.T) {
 		t.Fatalf("last event %q", events[1])
 	}
 	wantError(data, codeUpstreamTimeout)
+}
+
+// TestHTTPGetStreamMayBeQuiet checks that a GET's event stream, once
+// started, is not bounded by the timeout: the server sends its second
+// event after several timeouts' worth of quiet.
+func TestHTTPGetStreamMayBeQuiet(t *testing.T) {
+	const timeout = 50 * time.Millisecond
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n")
+		w.(http.Flusher).Flush()
+		time.Sleep(6 * timeout) // the quiet being tested, not a synchronisation
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\n")
+	}))
+	defer up.Close()
+	proxyURL, rec, tap := startProxy(t, up.URL+"/mcp", timeout, nil)
+	resp, err := http.Get(proxyURL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || !strings.Contains(string(body), `"method":"ping"`) {
+		t.Errorf("the stream: %q, %v", body, err)
+	}
+	tap.Close()
+	if len(rec.frames) != 2 {
+		t.Errorf("%d frames, want 2", len(rec.frames))
+	}
 }
 
 // TestHTTPLegacyEndpointRewritten checks that an absolute endpoint URL on
