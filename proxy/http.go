@@ -117,7 +117,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r = r.WithContext(ctx)
 	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody && jsonRPCBody(r.Header) {
-		ex.req = &bodyTap{r: r.Body, tap: h.Tap, dir: HostToServer, limit: h.Tap.FrameLimit(), size: -1, onRead: ex.touch}
+		ex.req = &bodyTap{r: r.Body, tap: h.Tap, dir: HostToServer, limit: h.Tap.FrameLimit(), size: r.ContentLength, onRead: ex.touch}
 		r.Body = ex.req
 	}
 	rp := &httputil.ReverseProxy{

@@ -28,13 +28,21 @@ type bodyTap struct {
 	mu   sync.Mutex
 	data []byte
 	n    int64
+	eof  bool
 	sent bool
 }
 
 func (b *bodyTap) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.eof || (b.size >= 0 && b.n >= b.size) {
+		// Not read again: the HTTP server closes a request's body once
+		// the answer's headers are written, and the transport reads on
+		// to check the length, which would then fail the connection.
+		return 0, io.EOF
+	}
 	n, err := b.r.Read(p)
+	b.eof = err == io.EOF
 	if n > 0 {
 		if room := b.limit - len(b.data); room > 0 {
 			b.data = append(b.data, p[:min(n, room)]...)
