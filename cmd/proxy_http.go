@@ -23,28 +23,18 @@ import (
 // reverse proxy.
 const proxyHTTPLong = `
 
-With --listen ADDR --url URL, the proxy is an HTTP reverse proxy in front
-of the server at URL: point the host at http://ADDR with URL's path.
-Streamable HTTP (JSON and event-stream answers, the GET stream, session
-ids, resumption with Last-Event-ID, DELETE, the MCP-Protocol-Version and
-Mcp-* headers) and the legacy HTTP+SSE transport pass unchanged but for
-the hop-by-hop headers; events are passed on one by one as they arrive.
-Each request keeps its path and query; the legacy transport's endpoint
-event is rewritten to name the proxy when it names the server's origin.
-The listener is loopback only unless --listen-any is given, and a request
-whose Origin is not a loopback one is refused (403), against DNS
-rebinding. A server that does not start answering within --timeout, or
-pauses longer than that, is answered for by the proxy: 504 (or 502 when
-it cannot be reached) with a JSON-RPC error naming the request's id.
-
-Authorization: the proxy is a transparent observer. 401s with their
-WWW-Authenticate, the metadata documents (/.well-known/...) and the host's
-Authorization header pass unchanged, so a host's own sign-in can be
-watched; the header is never logged, and its token is hidden wherever it
-appears in the log. A host that checks RFC 8707 resource indicators
-stops there: the protected resource metadata names the server's URL,
-not the proxy's, so a host that compares the two refuses to sign in.
-Sign in directly once, or use a host that does not check.`
+With --listen ADDR --url URL, the proxy is an HTTP reverse proxy: the
+host connects to http://ADDR (with URL's path), and Streamable HTTP and
+legacy SSE pass unchanged, event by event, headers and all but the
+hop-by-hop ones. The listener is loopback only (--listen-any allows
+others) and refuses requests from a non-loopback Origin (403). A server
+silent for longer than --timeout is answered for: 504, or 502 when it
+cannot be reached, with a JSON-RPC error naming the request's id.
+Authorization passes as through a transparent observer: 401s, metadata
+documents and the host's Authorization header go unchanged, and tokens
+are hidden in the log. A host that checks RFC 8707 resource indicators
+refuses to sign in through it: the metadata names the server's URL, not
+the proxy's. See docs/proxy.md.`
 
 // addProxyHTTPFlags adds the flags of the HTTP reverse proxy.
 func addProxyHTTPFlags(cmd *cobra.Command, opts *ProxyOptions) {
