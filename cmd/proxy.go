@@ -36,6 +36,9 @@ type ProxyOptions struct {
 	ListenAny bool
 	// Timeout bounds each request the HTTP proxy forwards.
 	Timeout time.Duration
+	// Auth is who signs in to the HTTP server: "transparent" (the host)
+	// or "mcpctl".
+	Auth string
 }
 
 // NewCmdProxy builds `mcpctl proxy -- SERVER [ARGS...]` and its

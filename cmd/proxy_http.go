@@ -47,6 +47,7 @@ func addProxyHTTPFlags(cmd *cobra.Command, opts *ProxyOptions) {
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Listen, "listen", "", "Serve HTTP on `ADDR` (HOST:PORT, a loopback address unless --listen-any): with --url, a reverse proxy in front of that server")
 	fs.BoolVar(&opts.ListenAny, "listen-any", false, "Allow --listen on an address that is not loopback (anyone who reaches it reaches the server)")
+	fs.StringVar(&opts.Auth, "auth", "transparent", "Who signs in to the --url server: `transparent` (the host, through the proxy) or mcpctl (the proxy, with mcpctl's OAuth and token store; the host's token is never passed on)")
 	durationVar(fs, &opts.Timeout, "timeout", client.DefaultTimeout, "Answer 504 for a request the server does not start answering, or pauses for, longer than this `duration` (0: no bound)")
 }
 
@@ -58,6 +59,15 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 	upstream, err := url.Parse(opts.URL)
 	if err != nil || (upstream.Scheme != "http" && upstream.Scheme != "https") || upstream.Host == "" {
 		return flagErrorf("--url %s: give the server's http:// or https:// URL", transport.RedactURL(opts.URL))
+	}
+	switch opts.Auth {
+	case "transparent", "":
+	case "mcpctl":
+		if opts.ListenAny {
+			return flagErrorf("--auth mcpctl and --listen-any: a proxy holding its own credentials serves this machine only")
+		}
+	default:
+		return flagErrorf("--auth %s: give transparent or mcpctl", opts.Auth)
 	}
 	if err := proxy.CheckListen(opts.Listen, opts.ListenAny); err != nil {
 		return flagErrorf("--listen: %v", err)
@@ -76,6 +86,19 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 	ios := f.IOStreams
 	red := f.Redactor()
 	red.Add(transport.URLSecrets(opts.URL)...)
+	var tap *proxy.Tap
+	var upstreamRT http.RoundTripper = upstreamTransport()
+	if opts.Auth == "mcpctl" {
+		// The token store's sign-in for the server's URL, as mcpctl's
+		// own commands use it (mcpctl auth login --url URL).
+		authz, err := f.authTransport(&ServerOptions{URL: opts.URL}, nil, func(event string, detail any) {
+			tap.Note("auth", map[string]any{"event": event, "detail": detail})
+		})
+		if err != nil {
+			return err
+		}
+		upstreamRT = authz
+	}
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", opts.Listen, err)
@@ -98,7 +121,7 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 		}
 	}
 	observers = append(observers, checks)
-	tap := proxy.NewTap(observers, 0, 0)
+	tap = proxy.NewTap(observers, 0, 0)
 
 	shown := transport.RedactURL(opts.URL)
 	addr := ln.Addr().String()
@@ -107,7 +130,7 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	h := &proxy.HTTP{Upstream: upstream, Tap: tap, Timeout: opts.Timeout, Transport: upstreamTransport(), Redactor: red}
+	h := &proxy.HTTP{Upstream: upstream, Tap: tap, Timeout: opts.Timeout, Transport: upstreamRT, Redactor: red, OwnCredentials: opts.Auth == "mcpctl"}
 	err = h.Serve(ctx, ln, 2*time.Second)
 	tap.Note("stop", nil)
 	checks.End(time.Now())

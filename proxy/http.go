@@ -59,6 +59,10 @@ type HTTP struct {
 	Transport http.RoundTripper
 	// Redactor learns the tokens the host sends; nil learns none.
 	Redactor *transport.Redactor
+	// OwnCredentials says that Transport signs in to the server itself:
+	// the host's Authorization and DPoP headers are dropped, never passed
+	// on (no token passthrough).
+	OwnCredentials bool
 
 	mu        sync.Mutex
 	lastToken string
@@ -108,6 +112,10 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.learnToken(r.Header.Get("Authorization"))
+	if h.OwnCredentials {
+		r.Header.Del("Authorization")
+		r.Header.Del("DPoP")
+	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	ex := &exchange{h: h, ctx: ctx, host: r.Host}

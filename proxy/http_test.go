@@ -554,6 +554,34 @@ func TestHTTPAuthorizationObserved(t *testing.T) {
 	}
 }
 
+// TestHTTPOwnCredentials checks that a proxy signing in itself never
+// passes a host's token on.
+func TestHTTPOwnCredentials(t *testing.T) {
+	got := make(chan http.Header, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/mcp")
+	tap := NewTap(&recorder{}, 0, 0)
+	defer tap.Close()
+	srv := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, OwnCredentials: true})
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	req.Header.Set("Authorization", "Bearer host-token")
+	req.Header.Set("DPoP", "proof")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h := <-got
+	if h.Get("Authorization") != "" || h.Get("DPoP") != "" {
+		t.Errorf("the host's credentials reached the server: %v", h)
+	}
+}
+
 // TestSSETapLineEndings feeds a stream byte by byte in each line ending.
 func TestSSETapLineEndings(t *testing.T) {
 	for _, nl := range []string{"\n", "\r\n", "\r"} {
