@@ -34,7 +34,8 @@ Authorization passes as through a transparent observer: 401s, metadata
 documents and the host's Authorization header go unchanged, and tokens
 are hidden in the log. A host that checks RFC 8707 resource indicators
 refuses to sign in through it: the metadata names the server's URL, not
-the proxy's. See docs/proxy.md.`
+the proxy's. With --auth mcpctl the proxy signs in itself (mcpctl's token
+store) and drops the host's token. See docs/proxy.md.`
 
 // addProxyHTTPFlags adds the flags of the HTTP reverse proxy.
 func addProxyHTTPFlags(cmd *cobra.Command, opts *ProxyOptions) {
