@@ -28,6 +28,17 @@ type ProxyOptions struct {
 	Keep int
 	// ShowFlags prints what the checks find on stderr as it is found.
 	ShowFlags bool
+	// URL is the HTTP server's endpoint.
+	URL string
+	// Listen is the address the proxy serves HTTP on; ListenAny allows
+	// one that is not loopback.
+	Listen    string
+	ListenAny bool
+	// Timeout bounds each request the HTTP proxy forwards.
+	Timeout time.Duration
+	// Auth is who signs in to the HTTP server: "transparent" (the host)
+	// or "mcpctl".
+	Auth string
 }
 
 // NewCmdProxy builds `mcpctl proxy -- SERVER [ARGS...]` and its
@@ -61,7 +72,7 @@ server. Secrets: values at --redact-path are hidden in the log.`,
   mcpctl list -- mcpctl proxy -- npx -y @modelcontextprotocol/server-everything
   mcpctl proxy ls
   mcpctl check latest`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Server = args
 			return runProxy(f, opts)
@@ -77,6 +88,8 @@ server. Secrets: values at --redact-path are hidden in the log.`,
 	cmd.Flags().StringArrayVar(&opts.RedactPaths, "redact-path", nil, "Hide the value at JSON `PATH` in the log, e.g. '$.params.arguments.password' (repeatable; * matches any member)")
 	cmd.Flags().IntVar(&opts.Keep, "keep", 100, "Keep the newest `N` ended sessions in the state dir; older ones are removed when a session starts")
 	cmd.Flags().BoolVar(&opts.ShowFlags, "show-flags", false, "Print what the checks find on stderr as it is found (the host may show the server's stderr)")
+	cmd.Flags().StringVar(&opts.URL, "url", "", "The HTTP server's `URL` (Streamable HTTP or legacy SSE)")
+	addProxyHTTPFlags(cmd, opts)
 	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f))
 	return cmd
 }
@@ -91,6 +104,12 @@ func (f *Factory) proxyStore() (proxy.Store, error) {
 }
 
 func runProxy(f *Factory, opts *ProxyOptions) error {
+	if opts.Listen != "" && opts.URL != "" {
+		return runProxyHTTP(f, opts)
+	}
+	if len(opts.Server) == 0 {
+		return flagErrorf("give the server's command (mcpctl proxy -- SERVER [ARGS...]) or --listen ADDR --url URL")
+	}
 	var paths []proxy.RedactPath
 	for _, s := range opts.RedactPaths {
 		p, err := proxy.ParseRedactPath(s)

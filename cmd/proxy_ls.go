@@ -105,6 +105,9 @@ func (s *sessionFacts) Event(e proxy.Event) {
 				s.server = append(s.server, fmt.Sprint(w))
 			}
 		}
+		if u, ok := d["url"].(string); ok {
+			s.server = []string{u}
+		}
 	case "server-exit":
 		if c, ok := d["code"].(float64); ok {
 			code := int(c)

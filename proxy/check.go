@@ -365,6 +365,9 @@ func (c *Checks) violations(f Frame, id, method string, check func() ([]schema.V
 
 // Event notes what the checks need from the session's events.
 func (c *Checks) Event(e Event) {
+	if e.Name == "http" {
+		c.httpAnswer(e)
+	}
 	if e.Name == "dropped" {
 		c.flags = append(c.flags, Flag{Time: e.Time, Kind: FlagDropped, Msg: fmt.Sprintf("%v frames were relayed without being checked (the checks fell behind)", e.Detail)})
 	}

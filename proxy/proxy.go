@@ -5,7 +5,9 @@
 // watcher) through a [Tap]: a bounded queue on a goroutine of its own, so
 // that what observes the traffic can never slow it or break it.
 //
-// [Stdio] is the stdio shim a host starts in place of the server.
+// [Stdio] is the stdio shim a host starts in place of the server; [HTTP]
+// is the reverse proxy a host reaches over HTTP in place of the server's
+// URL.
 package proxy
 
 import (
@@ -35,7 +37,8 @@ func (d Direction) String() string {
 }
 
 // Frame is one message as it crossed the proxy: over stdio, one line
-// without its line ending.
+// without its line ending; over HTTP, a request or JSON response body, or
+// the data of one server-sent event.
 type Frame struct {
 	// Time is when the frame's last byte was read, just before it was
 	// passed on.
@@ -47,6 +50,9 @@ type Frame struct {
 	Data []byte
 	// Size is the frame's full length in bytes.
 	Size int64
+	// Status is the HTTP status of the response that carried a frame from
+	// the server; zero over stdio and for frames from the host.
+	Status int
 }
 
 // Truncated reports whether Data holds only the start of the frame.
