@@ -84,18 +84,23 @@ type exampleOutcome struct {
 // runExamples is `docexamples run SOURCE...`.
 func runExamples(ts *testscript.TestScript, sources []string) {
 	var all []docExample
+	// A source numbers its blocks from first, the one after the last
+	// source's last block: a document counts every fenced block, run or
+	// not, so its blocks may outnumber its examples.
+	first := 0
 	for _, src := range sources {
 		var exs []docExample
 		if src == "help" {
-			exs = helpExamples(ts, len(all))
+			exs = helpExamples(ts, first)
 		} else {
 			data, err := os.ReadFile(ts.MkAbs(src))
 			ts.Check(err)
-			exs = markdownExamples(filepath.Base(src), string(data), len(all))
+			exs = markdownExamples(filepath.Base(src), string(data), first)
 		}
 		if len(exs) == 0 {
 			ts.Fatalf("%s has no examples", src)
 		}
+		first = exs[len(exs)-1].block + 1
 		all = append(all, exs...)
 	}
 

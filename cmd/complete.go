@@ -39,10 +39,11 @@ func NewCmdComplete(f *Factory, runF func(*CompleteOptions) error) *cobra.Comman
 		Long: `Ask the server for the values of a prompt argument, or of a resource
 template variable, that begin with what is typed so far (completion/complete).
 
-The first key=value is the argument to complete, its value the partial
-text (may be empty: "language="). Further key=value pairs are arguments
-already chosen, sent as context so the server can narrow its answer.
-A template is named by its URI template or its name.
+The argument completed is the one --arg names, else the last one with an
+empty value ("language="), else the last one given, as a shell completes
+the word being typed; its value is the partial text. The other key=value
+pairs are arguments already chosen, sent as context so the server can
+narrow its answer. A template is named by its URI template or its name.
 
 Values are printed one per line; -o json prints the result (values, total,
 hasMore). A server that did not declare the "completions" capability offers

@@ -38,7 +38,8 @@ arguments are strings: key=value, or key=@file for a file's contents.
 The prompt is checked as call checks a tool: an unknown prompt is a usage
 error (exit 2) naming the closest one; a missing required argument or an
 argument the prompt does not declare fails with exit 5 before anything is
-sent. A server that did not declare the "prompts" capability is not asked.`,
+sent (--allow-unknown sends it). A server that did not declare the
+"prompts" capability is not asked.`,
 		Example: `  mcpctl prompt --demo review_code code='print(1)' language=python
   mcpctl prompt --demo summarize text=@README.md
   mcpctl prompt -o json --demo summarize text=hello`,

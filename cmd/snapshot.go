@@ -36,6 +36,10 @@ The document is stable: items sorted by name or URI, keys in order, no
 timestamps, so the same server gives the same bytes on every run. Commit
 it, and compare a later version of the server against it with mcpctl diff.
 
+snapshot and diff declare one fixed set of client capabilities (roots,
+sampling and form elicitation, answered without asking anyone), on a
+terminal or not, recorded as clientCapabilities.
+
 The snapshot is always JSON; it goes to stdout, or to --file FILE.`,
 		Example: `  mcpctl snapshot --demo
   mcpctl snapshot --file surface.json -- python3 server.py

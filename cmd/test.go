@@ -53,7 +53,10 @@ checks its expectations: text, contains, matches, isError, error, jq,
 schema or schemaFile, outputSchema (checked by default when the tool
 declares one), snapshot (golden files in __snapshots__/ next to the file,
 rewritten by --update) and maxMs. capture saves jq values as ${name} for
-later tests of the file.
+later tests of the file. A call runs as mcpctl call runs it: a task when
+the tool requires one, or with task: true. Protocol violations are listed
+with the step that saw them; --strict fails it (or the pseudo-test
+"(session)" for those seen outside every step).
 
 A summary goes to stdout (-o json for a JSON report); --junit FILE writes
 JUnit XML; when $GITHUB_STEP_SUMMARY is set a Markdown summary is appended
@@ -61,9 +64,10 @@ to it. Exits 0 when every test passes, 1 when one fails, and the usual
 codes when a server cannot be reached.
 
 --init writes a starter file for the server the command line names
-(mcpctl-tests/server.mcptest.yaml, or the path given): a snapshot of the
-tool list and a smoke test per tool with example arguments from its
-inputSchema. It never overwrites a file.`,
+(mcpctl-tests/server.mcptest.yaml, or the path given) and its snapshot of
+the tool list, with a smoke test per tool: example arguments from its
+inputSchema, called once and expecting what the server did, so the file
+passes. It never overwrites a file.`,
 		Example: `  mcpctl test
   mcpctl test mcpctl-tests/ --junit junit.xml
   mcpctl test smoke.mcptest.yaml -- python3 server.py

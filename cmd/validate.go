@@ -56,8 +56,10 @@ func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Comman
 		Long: `With a tool, check arguments against the tool's inputSchema without calling
 it (typed as for call). Valid arguments print "arguments are valid" on
 stderr; otherwise every violation is printed, one per line, and the exit
-status is 5. A "format" mismatch is a warning unless --strict. With --schema
-FILE, check them against that JSON Schema, with no server at all.
+status is 5. An argument the schema does not declare is a violation, as for
+call (--allow-unknown accepts it). A "format" mismatch is a warning unless
+--strict. With --schema FILE, check them against that JSON Schema, with no
+server at all.
 
 Without a tool, lint the whole server for CI: its initialize (or
 server/discover) result, every page of its lists and its stdout are checked
