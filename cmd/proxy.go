@@ -41,7 +41,7 @@ type ProxyOptions struct {
 func NewCmdProxy(f *Factory) *cobra.Command {
 	opts := &ProxyOptions{}
 	cmd := &cobra.Command{
-		Use:   "proxy [flags] [--] SERVER [ARGS...]",
+		Use:   "proxy [flags] {[--] SERVER [ARGS...] | --url URL}",
 		Short: "Sit between an MCP host and a stdio server, and record and check every frame",
 		Long: `Sit between an MCP host (Claude, Cursor, VS Code, an agent, the MCP
 Inspector) and a stdio server: the host starts mcpctl proxy in place of
@@ -71,7 +71,7 @@ server. Secrets: values at --redact-path are hidden in the log.
 
   # A stdio host in front of an HTTP server, and an HTTP host in front of a stdio one
   mcpctl list -- mcpctl proxy --url http://127.0.0.1:3001/mcp
-  mcpctl proxy --listen 127.0.0.1:3002 -- npx -y @modelcontextprotocol/server-everything`,
+  mcpctl proxy --listen 127.0.0.1:3002 -- npx -y @modelcontextprotocol/server-everything  # needs: a terminal of its own (serves until Ctrl-C)`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Server = args
 			if opts.URL != "" || opts.Listen != "" {

@@ -396,3 +396,67 @@ func TestBridgeToStdioRefuses(t *testing.T) {
 		t.Errorf("the host read %q, want the server's line %q", body, answer)
 	}
 }
+
+// postJSON POSTs body to url in session sid ("" for none).
+func postJSON(t *testing.T, url, sid, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestBridgeToStdioServerDiesMidCall(t *testing.T) {
+	// Answers initialize, then dies on the next request without answering.
+	script := `read l; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; read l; exit 3`
+	b := &BridgeToStdio{Args: []string{"sh", "-c", script}, Stderr: io.Discard,
+		NewTap: func() (*Tap, func(), error) { return NewTap(Observers{}, 0, 0), nil, nil }}
+	ts := httptest.NewServer(b)
+	defer func() {
+		ts.Close()
+		b.Close()
+	}()
+	resp, _ := postJSON(t, ts.URL, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: status %d, session %q", resp.StatusCode, sid)
+	}
+	resp, body := postJSON(t, ts.URL, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"mcpctl proxy: the server exited (status 3) before answering"}}`
+	if resp.StatusCode != http.StatusBadGateway || body != want {
+		t.Errorf("a call the server died in: status %d, body %s; want 502, %s", resp.StatusCode, body, want)
+	}
+	waitSessions(t, b, 0)
+	if resp, _ := postJSON(t, ts.URL, sid, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a request in the ended session: status %d, want 404", resp.StatusCode)
+	}
+}
+
+func TestBridgeToStdioIdleTimeout(t *testing.T) {
+	rec := &recorder{}
+	b := &BridgeToStdio{Args: []string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; exec cat >/dev/null`},
+		Stderr: io.Discard, IdleTimeout: 50 * time.Millisecond,
+		NewTap: func() (*Tap, func(), error) { return NewTap(rec, 0, 0), nil, nil }}
+	ts := httptest.NewServer(b)
+	defer func() {
+		ts.Close()
+		b.Close()
+	}()
+	if resp, _ := postJSON(t, ts.URL, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("initialize: status %d", resp.StatusCode)
+	}
+	// Unused, the session's server is stopped (by closing its stdin).
+	waitSessions(t, b, 0)
+	if rec.event("idle") == nil || rec.event("server-exit") == nil {
+		t.Errorf("no idle and server-exit events; events: %v", rec.events)
+	}
+}

@@ -437,9 +437,6 @@ func (b *BridgeToStdio) start() (*bridgeSession, error) {
 		if err != nil {
 			tap.Note("error", map[string]any{"op": "starting the server", "error": err.Error()})
 		}
-		b.mu.Lock()
-		delete(b.sessions, s.id)
-		b.mu.Unlock()
 		close(s.done)
 		// The relay reading the host's side may still wait on the pipe,
 		// and a POST on writing to it.
@@ -449,6 +446,11 @@ func (b *BridgeToStdio) start() (*bridgeSession, error) {
 		if end != nil {
 			end()
 		}
+		// Forgotten once its log is complete: a session the bridge no
+		// longer counts has been recorded in full.
+		b.mu.Lock()
+		delete(b.sessions, s.id)
+		b.mu.Unlock()
 	}()
 	return s, nil
 }
@@ -468,7 +470,8 @@ func (b *BridgeToStdio) Close() {
 	b.wg.Wait()
 }
 
-// sessionCount is how many sessions are running.
+// sessionCount is how many sessions are running or not yet fully
+// recorded.
 func (b *BridgeToStdio) sessionCount() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
