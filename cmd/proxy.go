@@ -28,17 +28,19 @@ type ProxyOptions struct {
 	Keep int
 	// ShowFlags prints what the checks find on stderr as it is found.
 	ShowFlags bool
-	// URL is the HTTP server's endpoint.
+	// URL is the HTTP server the proxy forwards to (--url).
 	URL string
-	// Listen is the address the proxy serves HTTP on; ListenAny allows
-	// one that is not loopback.
+	// Listen is the address the proxy serves HTTP on (--listen); ListenAny
+	// allows one that is not loopback.
 	Listen    string
 	ListenAny bool
-	// Timeout bounds each request the HTTP proxy forwards.
+	// Timeout bounds each request the HTTP reverse proxy forwards.
 	Timeout time.Duration
 	// Auth is who signs in to the HTTP server: "transparent" (the host)
 	// or "mcpctl".
 	Auth string
+	// Bridge are the options of the bridges (proxy_bridge.go).
+	Bridge ProxyBridgeOptions
 }
 
 // NewCmdProxy builds `mcpctl proxy -- SERVER [ARGS...]` and its
@@ -46,7 +48,7 @@ type ProxyOptions struct {
 func NewCmdProxy(f *Factory) *cobra.Command {
 	opts := &ProxyOptions{}
 	cmd := &cobra.Command{
-		Use:   "proxy [flags] [--] SERVER [ARGS...]",
+		Use:   "proxy [flags] {[--] SERVER [ARGS...] | --url URL}",
 		Short: "Sit between an MCP host and a stdio server, and record and check every frame",
 		Long: `Sit between an MCP host (Claude, Cursor, VS Code, an agent, the MCP
 Inspector) and a stdio server: the host starts mcpctl proxy in place of
@@ -63,7 +65,8 @@ queue, and frames they fall behind on are counted, not waited for.
 Session logs are kept in mcpctl's state dir (the newest --keep ended
 ones), in the NDJSON of --trace and --record: 'mcpctl proxy ls' lists
 them, 'mcpctl check' gates one in CI, and 'mcpctl mock' replays one as a
-server. Secrets: values at --redact-path are hidden in the log.`,
+server. Secrets: values at --redact-path are hidden in the log.
+` + proxyBridgeHelp,
 		Example: `  # In a host's config, put the proxy in front of the server's command:
   #   "command": "mcpctl",
   #   "args": ["proxy", "--", "npx", "-y", "@modelcontextprotocol/server-everything"]
@@ -71,10 +74,23 @@ server. Secrets: values at --redact-path are hidden in the log.`,
   # mcpctl itself as the host: list the tools through the proxy, then look
   mcpctl list -- mcpctl proxy -- npx -y @modelcontextprotocol/server-everything
   mcpctl proxy ls
-  mcpctl check latest`,
+  mcpctl check latest
+
+  # A stdio host in front of an HTTP server, and an HTTP host in front of a stdio one
+  mcpctl list -- mcpctl proxy --url http://127.0.0.1:3001/mcp
+  mcpctl proxy --listen 127.0.0.1:3002 -- npx -y @modelcontextprotocol/server-everything  # needs: a terminal of its own (serves until Ctrl-C)`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Server = args
+			if opts.URL != "" || opts.Listen != "" {
+				return runProxyBridge(cmd.Context(), f, opts)
+			}
+			if len(args) == 0 {
+				return flagErrorf("no server given: the server's command after --, or --url URL")
+			}
+			if upstreamFlagsGiven(&opts.Bridge.Upstream) {
+				return flagErrorf("-H, --bearer, --cacert, --insecure and the OAuth flags apply to --url only")
+			}
 			return runProxy(f, opts)
 		},
 	}
@@ -88,7 +104,8 @@ server. Secrets: values at --redact-path are hidden in the log.`,
 	cmd.Flags().StringArrayVar(&opts.RedactPaths, "redact-path", nil, "Hide the value at JSON `PATH` in the log, e.g. '$.params.arguments.password' (repeatable; * matches any member)")
 	cmd.Flags().IntVar(&opts.Keep, "keep", 100, "Keep the newest `N` ended sessions in the state dir; older ones are removed when a session starts")
 	cmd.Flags().BoolVar(&opts.ShowFlags, "show-flags", false, "Print what the checks find on stderr as it is found (the host may show the server's stderr)")
-	cmd.Flags().StringVar(&opts.URL, "url", "", "The HTTP server's `URL` (Streamable HTTP or legacy SSE)")
+	cmd.Flags().StringVar(&opts.URL, "url", "", "Forward to the HTTP server at `URL`: without --listen, the proxy is a stdio server in front of it")
+	addProxyBridgeFlags(cmd, opts)
 	addProxyHTTPFlags(cmd, opts)
 	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f))
 	return cmd
