@@ -54,10 +54,11 @@ called; --max-duration bounds every call's latency.
 
 Exit 0 when everything holds, 5 when something does not; -o json prints
 the verdicts and the session's calls, --junit FILE writes JUnit XML.`,
-		Example: `  mcpctl check
+		Example: `  mcpctl call echo message=hi -- mcpctl proxy -- npx -y @modelcontextprotocol/server-everything
+  mcpctl check
   mcpctl check latest --expect-tool echo --forbid-tool delete_file --max-duration 5s
-  mcpctl check session.ndjson --baseline tools.json --junit check.xml
-  mcpctl check latest --baseline tools.json --update-baseline`,
+  mcpctl check latest --baseline tools.json --update-baseline
+  mcpctl check latest --baseline tools.json --junit check.xml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

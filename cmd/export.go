@@ -46,10 +46,11 @@ request with its answer; the export has a record per call.
          from the network
 
 Secrets stay as the session log has them: redacted by the proxy.`,
-		Example: `  mcpctl export -f html -o session.html
+		Example: `  mcpctl call echo message=hi -- mcpctl proxy -- npx -y @modelcontextprotocol/server-everything
+  mcpctl export -f html -o session.html
   mcpctl export latest -f har -o session.har
-  mcpctl export session.ndjson -f otlp | curl -sS -H 'Content-Type: application/json' --data-binary @- http://127.0.0.1:4318/v1/traces
-  mcpctl export -f json | jq '.calls[] | select(.error)'`,
+  mcpctl export -f otlp | curl -sS -H 'Content-Type: application/json' --data-binary @- http://127.0.0.1:4318/v1/traces  # needs: an OpenTelemetry collector
+  mcpctl export -f json -o session.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

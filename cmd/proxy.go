@@ -51,34 +51,24 @@ func NewCmdProxy(f *Factory) *cobra.Command {
 		Use:   "proxy [flags] {[--] SERVER [ARGS...] | --url URL}",
 		Short: "Sit between an MCP host and a stdio server, and record and check every frame",
 		Long: `Sit between an MCP host (Claude, Cursor, VS Code, an agent, the MCP
-Inspector) and a stdio server: the host starts mcpctl proxy in place of
-the server, and the proxy starts the server, relays every frame in both
-directions byte for byte, and records each one in a session log with
-the protocol checks' findings beside it.
+Inspector) and a server: relay every frame byte for byte, record each in
+a session log and check it against the protocol, never slowing the
+traffic. Three shapes, one set of flags:
 
-The server gets the environment and working directory the host gave the
-proxy, and the proxy's stderr; the signals the proxy gets reach the
-server, and the server's exit status is the proxy's. What observes the
-traffic never slows it: the log and the checks work from a bounded
-queue, and frames they fall behind on are counted, not waited for.
+  -- SERVER ARGS...       stdio shim: the host starts the proxy in place of
+                          the server (its env, cwd, signals, exit status)
+  --url URL               a stdio server in front of an HTTP one (as
+                          mcp-remote), with -H, --bearer and mcpctl's OAuth
+  --listen ADDR -- SERVER Streamable HTTP in front of a stdio server, one
+                          server process per HTTP session
+  --listen ADDR --url URL an HTTP reverse proxy (loopback, Origin checked)
 
-Session logs are kept in mcpctl's state dir (the newest --keep ended
-ones), in the NDJSON of --trace and --record: 'mcpctl proxy ls' lists
-them, 'mcpctl check' gates one in CI, and 'mcpctl mock' replays one as a
-server. Secrets: values at --redact-path are hidden in the log.
-` + proxyBridgeHelp,
-		Example: `  # In a host's config, put the proxy in front of the server's command:
-  #   "command": "mcpctl",
-  #   "args": ["proxy", "--", "npx", "-y", "@modelcontextprotocol/server-everything"]
-
-  # mcpctl itself as the host: list the tools through the proxy, then look
+Logs live in the state dir: mcpctl proxy ls, mcpctl watch --session,
+mcpctl check, mcpctl export, mcpctl mock. Guide: docs/proxy.md.`,
+		Example: `  # In a host's config: "command": "mcpctl", "args": ["proxy", "--", "npx", ...]
   mcpctl list -- mcpctl proxy -- npx -y @modelcontextprotocol/server-everything
-  mcpctl proxy ls
-  mcpctl check latest
-
-  # A stdio host in front of an HTTP server, and an HTTP host in front of a stdio one
   mcpctl list -- mcpctl proxy --url http://127.0.0.1:3001/mcp
-  mcpctl proxy --listen 127.0.0.1:3002 -- npx -y @modelcontextprotocol/server-everything  # needs: a terminal of its own (serves until Ctrl-C)`,
+  mcpctl proxy --listen 127.0.0.1:8931 --url http://127.0.0.1:3001/mcp  # needs: a terminal of its own (serves until Ctrl-C)`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Server = args
@@ -99,12 +89,13 @@ server. Secrets: values at --redact-path are hidden in the log.
 	// sudo: some hosts drop a "--" from the arguments they are given (the
 	// MCP Inspector CLI does), and the server's own flags are not ours.
 	cmd.Flags().SetInterspersed(false)
-	cmd.Flags().StringVar(&opts.Log, "log", "", "Write the session log to `FILE` instead of mcpctl's state dir")
-	cmd.Flags().BoolVar(&opts.NoLog, "no-log", false, "Keep no session log (the checks still run with --show-flags)")
-	cmd.Flags().StringArrayVar(&opts.RedactPaths, "redact-path", nil, "Hide the value at JSON `PATH` in the log, e.g. '$.params.arguments.password' (repeatable; * matches any member)")
-	cmd.Flags().IntVar(&opts.Keep, "keep", 100, "Keep the newest `N` ended sessions in the state dir; older ones are removed when a session starts")
-	cmd.Flags().BoolVar(&opts.ShowFlags, "show-flags", false, "Print what the checks find on stderr as it is found (the host may show the server's stderr)")
-	cmd.Flags().StringVar(&opts.URL, "url", "", "Forward to the HTTP server at `URL`: without --listen, the proxy is a stdio server in front of it")
+	inSection(cmd, "Log", func() {
+		cmd.Flags().StringVar(&opts.Log, "log", "", "Write the session log to `FILE`, not the state dir")
+		cmd.Flags().BoolVar(&opts.NoLog, "no-log", false, "Keep no session log")
+		cmd.Flags().StringArrayVar(&opts.RedactPaths, "redact-path", nil, "Hide the value at JSON `PATH` in the log (repeatable)")
+		cmd.Flags().IntVar(&opts.Keep, "keep", 100, "Keep the newest `N` ended sessions in the state dir")
+		cmd.Flags().BoolVar(&opts.ShowFlags, "show-flags", false, "Print the checks' findings on stderr as they come")
+	})
 	addProxyBridgeFlags(cmd, opts)
 	addProxyHTTPFlags(cmd, opts)
 	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f))

@@ -60,14 +60,23 @@ host listens on 127.0.0.1; Origin headers other than loopback ones get
 func addProxyBridgeFlags(cmd *cobra.Command, opts *ProxyOptions) {
 	fs := cmd.Flags()
 	u := &opts.Bridge.Upstream
+	inTopic(cmd, "connection", func() { addProxyUpstreamFlags(cmd, u) })
+	inSection(cmd, "HTTP", func() {
+		durationVar(fs, &opts.Bridge.IdleTimeout, "idle-timeout", 30*time.Minute, "Stop an HTTP session's server after this `duration` idle (0: never)")
+	})
+	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// addProxyUpstreamFlags adds the flags of the connection to a --url
+// server, as the commands that talk to one have them.
+func addProxyUpstreamFlags(cmd *cobra.Command, u *ServerOptions) {
+	fs := cmd.Flags()
 	fs.StringVar(&u.Transport, "transport", "auto", "HTTP transport for --url: auto, http (Streamable HTTP) or sse (legacy HTTP+SSE)")
 	fs.StringArrayVarP(&u.Headers, "header", "H", nil, "Send the HTTP header `'Name: value'` to the --url server (repeatable; ${VAR} is expanded from the environment)")
 	fs.StringVar(&u.Bearer, "bearer", "", "Send Authorization: Bearer to the --url server with the token in `env:VAR` or file:PATH")
 	fs.StringVar(&u.CACert, "cacert", "", "Trust the CA certificates in PEM `FILE` for the --url server's origin")
 	fs.BoolVar(&u.Insecure, "insecure", false, "Do not verify the TLS certificate of the --url server's origin (unsafe)")
 	addAuthFlags(cmd, u, connectFlags)
-	durationVar(fs, &opts.Bridge.IdleTimeout, "idle-timeout", 30*time.Minute, "With --listen and a server command: stop a session's server after this `duration` without a request (0: never)")
-	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // runProxyBridge runs the bridge the flags ask for, or reports that they

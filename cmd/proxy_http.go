@@ -19,37 +19,19 @@ import (
 	"github.com/mcpctl/mcpctl/transport"
 )
 
-// proxyHTTPLong is the part of `mcpctl proxy --help` about the HTTP
-// reverse proxy.
-const proxyHTTPLong = `
-
-With --listen ADDR --url URL, the proxy is an HTTP reverse proxy: the
-host connects to http://ADDR (with URL's path), and Streamable HTTP and
-legacy SSE pass unchanged, event by event, headers and all but the
-hop-by-hop ones. The listener is loopback only (--listen-any allows
-others) and refuses requests from a non-loopback Origin (403). A server
-silent for longer than --timeout is answered for: 504, or 502 when it
-cannot be reached, with a JSON-RPC error naming the request's id.
-Authorization passes as through a transparent observer: 401s, metadata
-documents and the host's Authorization header go unchanged, and tokens
-are hidden in the log. A host that checks RFC 8707 resource indicators
-refuses to sign in through it: the metadata names the server's URL, not
-the proxy's. With --auth mcpctl the proxy signs in itself (mcpctl's token
-store) and drops the host's token. See docs/proxy.md.`
-
 // addProxyHTTPFlags adds the flags of the HTTP reverse proxy.
 func addProxyHTTPFlags(cmd *cobra.Command, opts *ProxyOptions) {
-	cmd.Long += proxyHTTPLong
-	cmd.Example += `
+	inSection(cmd, "HTTP", func() { addProxyListenFlags(cmd, opts) })
+}
 
-  # An HTTP reverse proxy: the host connects to http://127.0.0.1:8931/mcp
-  mcpctl proxy --listen 127.0.0.1:8931 --url http://127.0.0.1:3001/mcp
-  mcpctl call echo message=hi --url http://127.0.0.1:8931/mcp`
+// addProxyListenFlags adds the flags of the proxy's HTTP side.
+func addProxyListenFlags(cmd *cobra.Command, opts *ProxyOptions) {
 	fs := cmd.Flags()
-	fs.StringVar(&opts.Listen, "listen", "", "Serve HTTP on `ADDR` (HOST:PORT, a loopback address unless --listen-any): with --url, a reverse proxy in front of that server")
-	fs.BoolVar(&opts.ListenAny, "listen-any", false, "Allow --listen on an address that is not loopback (anyone who reaches it reaches the server)")
-	fs.StringVar(&opts.Auth, "auth", "transparent", "Who signs in to the --url server: `transparent` (the host, through the proxy) or mcpctl (the proxy, with mcpctl's OAuth and token store; the host's token is never passed on)")
-	durationVar(fs, &opts.Timeout, "timeout", client.DefaultTimeout, "Answer 504 for a request the server does not start answering, or pauses for, longer than this `duration` (0: no bound)")
+	fs.StringVar(&opts.URL, "url", "", "Forward to the HTTP server at `URL`")
+	fs.StringVar(&opts.Listen, "listen", "", "Serve HTTP on `ADDR` (HOST:PORT; loopback unless --listen-any)")
+	fs.BoolVar(&opts.ListenAny, "listen-any", false, "Allow a --listen address that is not loopback")
+	fs.StringVar(&opts.Auth, "auth", "transparent", "Who signs in to the --url server: `transparent` (the host) or mcpctl (its token store; the host's token is dropped)")
+	durationVar(fs, &opts.Timeout, "timeout", client.DefaultTimeout, "Answer 504 when the server is silent this `duration` (0: no bound)")
 }
 
 // runProxyHTTP runs the HTTP reverse proxy until SIGINT or SIGTERM.

@@ -44,10 +44,10 @@ changes nothing. 'mcpctl servers unwrap' undoes it byte for byte.
 The file is the one NAME comes from (mcpctl servers lists them), or the
 file of --editor (claude-desktop, claude-code, cursor, vscode, windsurf;
 the user's file if it exists, else the project's), or --file FILE.`,
-		Example: `  mcpctl servers wrap everything
-  mcpctl servers wrap --all --editor claude-desktop
-  mcpctl servers wrap --all --file .vscode/mcp.json
-  mcpctl servers unwrap --editor claude-desktop`,
+		Example: `  mcpctl servers wrap everything  # needs: an editor's config with a server named everything
+  mcpctl servers wrap --all --editor claude-desktop  # needs: Claude Desktop's config
+  mcpctl servers wrap --all --file .vscode/mcp.json  # needs: a project with .vscode/mcp.json
+  mcpctl servers unwrap --editor claude-desktop  # needs: Claude Desktop's config`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Names = args
 			if opts.All == (len(args) > 0) {
@@ -70,8 +70,8 @@ func newCmdServersUnwrap(f *Factory) *cobra.Command {
 (FILE.mcpctl-backup) is restored byte for byte and removed; when it was
 edited since, each wrapped server is turned back in place, the edits are
 kept, and unwrap says so. The file is NAME's, --editor's or --file's.`,
-		Example: `  mcpctl servers unwrap --editor claude-desktop
-  mcpctl servers unwrap --file .vscode/mcp.json`,
+		Example: `  mcpctl servers unwrap --editor claude-desktop  # needs: Claude Desktop's config, wrapped
+  mcpctl servers unwrap --file .vscode/mcp.json  # needs: a project with .vscode/mcp.json, wrapped`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Names = args

@@ -67,7 +67,7 @@ prints one object per call ("event":"call") and flag ("event":"flag").`,
   mcpctl watch --demo --subscribe demo://readme --log-level debug
   mcpctl watch -o json --log-level info -- npx -y @modelcontextprotocol/server-everything
   mcpctl watch --url http://127.0.0.1:3001/mcp --subscribe file:///project/config.json
-  mcpctl watch --session latest
+  mcpctl watch --session latest  # needs: a terminal of its own (follows a proxy session until it ends)
 
   # -o json, one object per line:
   # {"time":"…","event":"log","level":"info","logger":"db","data":"connected"}
