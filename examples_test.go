@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -654,8 +653,7 @@ func runExample(ts *testscript.TestScript, dir string, prelude []string, line st
 	c.Stdin = nil // /dev/null: a command that reads a terminal ends at once
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	killGroupOnCancel(c)
 	c.WaitDelay = 10 * time.Second
 	start := time.Now()
 	err := c.Run()

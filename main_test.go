@@ -326,7 +326,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	ts.Check(err)
-	alive := syscall.Kill(pid, 0) == nil
+	alive := processAlive(pid)
 	if alive == !neg {
 		if neg {
 			ts.Fatalf("process %d is gone, want it running", pid)

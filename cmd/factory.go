@@ -20,9 +20,16 @@ import (
 	"github.com/mcpctl/mcpctl/transport"
 )
 
-// Version is mcpctl's version, set at build time with
-// -ldflags "-X github.com/mcpctl/mcpctl/cmd.Version=v1.2.3".
-var Version = "dev"
+// Version, Commit and Date are what a release build stamps into the binary
+// with -ldflags "-X github.com/mcpctl/mcpctl/cmd.Version=v1.2.3" (and
+// cmd.Commit, cmd.Date: the full commit hash and its RFC 3339 time; see
+// .goreleaser.yaml). Left as they are, `mcpctl version` reads the Go
+// toolchain's build info instead, which `go build` and `go install` record.
+var (
+	Version = "dev"
+	Commit  = ""
+	Date    = ""
+)
 
 // Factory holds what every command needs: the streams, the environment
 // and the working directory, injected, and dependencies built on first use

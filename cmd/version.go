@@ -10,8 +10,9 @@ import (
 )
 
 // VersionInfo is what `mcpctl version` reports: the version, and the
-// commit, commit time and Go version the binary was built from, as the Go
-// toolchain recorded them in the build info.
+// commit, commit time and Go version the binary was built from, as a
+// release build stamped them or else as the Go toolchain recorded them in
+// the build info.
 type VersionInfo struct {
 	Version   string `json:"version"`
 	Commit    string `json:"commit,omitempty"`
@@ -21,14 +22,28 @@ type VersionInfo struct {
 	Platform  string `json:"platform"`
 }
 
-// buildVersion reads the build info: vcs.revision, vcs.time and
-// vcs.modified are there when the binary was built with `go build` in a
-// git checkout; `go install module@version` records the module version
-// instead, which stands in for a Version not set by -ldflags.
+// buildVersion is what this binary reports: the values stamped with
+// -ldflags, and the build info for what they leave unset.
 func buildVersion() VersionInfo {
-	v := VersionInfo{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(stamp{Version: Version, Commit: Commit, Date: Date}, bi, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH)
+}
+
+// stamp holds the values a release build sets with -ldflags -X.
+type stamp struct{ Version, Commit, Date string }
+
+// versionOf lets a release build's stamp win and fills the rest from the
+// build info: vcs.revision, vcs.time and vcs.modified are there when the
+// binary was built with `go build` in a git checkout; `go install
+// module@version` records the module version instead, which stands in for
+// a version not stamped. A stamped commit keeps the build info's date and
+// modified flag only when they describe that same commit. bi may be nil.
+func versionOf(s stamp, bi *debug.BuildInfo, goVersion, platform string) VersionInfo {
+	v := VersionInfo{Version: s.Version, Commit: s.Commit, Date: s.Date, GoVersion: goVersion, Platform: platform}
+	if v.Version == "" {
+		v.Version = "dev"
+	}
+	if bi == nil {
 		return v
 	}
 	if bi.GoVersion != "" {
@@ -37,16 +52,26 @@ func buildVersion() VersionInfo {
 	if v.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v.Version = bi.Main.Version
 	}
-	for _, s := range bi.Settings {
-		switch s.Key {
+	var revision, date string
+	var modified bool
+	for _, kv := range bi.Settings {
+		switch kv.Key {
 		case "vcs.revision":
-			v.Commit = s.Value
+			revision = kv.Value
 		case "vcs.time":
-			v.Date = s.Value
+			date = kv.Value
 		case "vcs.modified":
-			v.Modified = s.Value == "true"
+			modified = kv.Value == "true"
 		}
 	}
+	if s.Commit != "" && s.Commit != revision {
+		return v
+	}
+	v.Commit = revision
+	if v.Date == "" {
+		v.Date = date
+	}
+	v.Modified = modified
 	return v
 }
 
@@ -82,9 +107,10 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 		Use:   "version",
 		Short: "Print mcpctl's version, commit, build date and Go version",
 		Long: `Print mcpctl's version and what it was built from: the commit and its date,
-whether the tree had uncommitted changes, and the Go version, as the Go
-toolchain recorded them in the binary. -o json prints them as an object
-with the keys version, commit, date, modified, goVersion and platform.`,
+whether the tree had uncommitted changes, and the Go version, as a release
+build stamped them or else as the Go toolchain recorded them in the binary.
+-o json prints them as an object with the keys version, commit, date,
+modified, goVersion and platform.`,
 		Args: cobra.NoArgs,
 		Example: `  mcpctl version
   mcpctl version -o json --jq .commit`,

@@ -4,8 +4,8 @@
 # tier of every package with -race, the end-to-end tier (interop with the
 # npm reference server, scaffold toolchains, the documentation's examples,
 # large results, the memory tests) without it, the official conformance
-# scenarios beside them, and every fuzz target. `go test ./...` alone is the
-# quick tier.
+# scenarios beside them, every fuzz target, and the release check beside
+# the last two. `go test ./...` alone is the quick tier.
 #
 # Each phase prints its wall time on stderr ("test.sh: ... took Ns"), so a
 # slow run shows which phase grew.
@@ -58,6 +58,19 @@ race_status=0
 MCPCTL_E2E=0 go test -race -count=1 -timeout 30m -p 4 ./... "$@" || race_status=$?
 phase "go test -race ./... (quick tier)" "$t"
 
+# The release check (scripts/release-check.sh: the Windows and macOS
+# builds vet, the six release binaries build and stamp their version) runs
+# beside the end-to-end tier and the fuzz targets: the tier's scripts wait
+# on the processes they start and the fuzz targets run for a fixed time,
+# so neither is lengthened much by it. Its output is shown when it ends.
+# It builds with a plain `go build` loop unless RELEASE_BUILDER=goreleaser:
+# building GoReleaser itself from a cold cache costs more CPU than the
+# whole run has to spare (docs/install.md).
+release_log=$(mktemp)
+RELEASE_BUILDER=${RELEASE_BUILDER:-go} bash scripts/release-check.sh >"$release_log" 2>&1 &
+release_pid=$!
+trap 'kill "$conformance_pid" "$release_pid" 2>/dev/null || true; rm -f "$conformance_log" "$release_log"' EXIT
+
 # The end-to-end tier: the scripts that have end-to-end parts (interop
 # with the npm reference server, scaffold toolchains, the documentation's
 # examples, large results) and the memory tests, which need a binary
@@ -81,4 +94,14 @@ fi
 t=$(date +%s)
 FUZZTIME=${FUZZTIME:-5s} bash scripts/fuzz.sh
 phase "fuzz" "$t"
+
+t=$(date +%s)
+release_status=0
+wait "$release_pid" || release_status=$?
+cat "$release_log"
+phase "waiting for the release check" "$t"
+if [ "$release_status" -ne 0 ]; then
+  echo "test.sh: scripts/release-check.sh exited $release_status" >&2
+  exit 1
+fi
 phase "the whole suite" "$start"

@@ -777,8 +777,8 @@ func waitGrace[T any](g *grace, done <-chan T) bool {
 // who will not wait for the polite shutdown (a second Ctrl-C). A Close in
 // progress then finishes without its grace periods: the processes are gone.
 func (c *stdioConn) Kill() error {
-	if proc := c.cmd.Process; proc != nil && groupAlive(proc) {
-		killGroup(proc)
+	if proc := c.cmd.Process; proc != nil {
+		killNow(proc)
 	}
 	return nil
 }

@@ -406,6 +406,28 @@ func TestCommandCloseEscalation(t *testing.T) {
 	}
 }
 
+// TestCommandKill checks that Kill stops at once a server that ignores
+// both stdin's end and SIGTERM, without the grace periods of Close.
+func TestCommandKill(t *testing.T) {
+	c := helper(t, "stubborn")
+	c.Grace = time.Hour
+	conn := connect(t, c)
+	pid, _ := readPID(t, conn)
+	if err := conn.(interface{ Kill() error }).Kill(); err != nil {
+		t.Errorf("Kill = %v", err)
+	}
+	// The server is not reaped until Close, so its death is polled.
+	deadline := time.Now().Add(10 * time.Second)
+	for !gone(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("server pid %d survived Kill", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	conn.Close()
+}
+
 func TestCommandKillsProcessGroup(t *testing.T) {
 	c := helper(t, "orphan")
 	var stderr syncBuffer

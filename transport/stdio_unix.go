@@ -26,6 +26,14 @@ func killGroup(p *os.Process) {
 	syscall.Kill(-p.Pid, syscall.SIGKILL)
 }
 
+// killNow kills the child's group if any of it is left: a group found
+// empty is not signalled, so a group id since reused is left alone.
+func killNow(p *os.Process) {
+	if groupAlive(p) {
+		killGroup(p)
+	}
+}
+
 // groupAlive reports whether any process is left in the child's group.
 // EPERM still means a process exists; only ESRCH means none does.
 func groupAlive(p *os.Process) bool {

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 // Package filelock takes exclusive advisory locks that several mcpctl
 // processes share. Where flock does not exist its locks are no-ops: each
