@@ -230,10 +230,24 @@ func (c *Client) probe(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("server/discover: %w", ctx.Err())
 	}
-	return c.probeRace(ctx, func() (json.RawMessage, error) {
+	// The handshake as a whole is bounded by the request timeout: the
+	// time the probe waited is not given to initialize again.
+	hctx := ctx
+	if c.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithDeadline(ctx, start.Add(c.opts.Timeout))
+		defer cancel()
+	}
+	err := c.probeRace(hctx, func() (json.RawMessage, error) {
 		a := <-answers
 		return a.raw, a.err
 	}, cancelProbe, start)
+	var te *TimeoutError
+	if errors.As(err, &te) && te.Method == "initialize" && ctx.Err() == nil {
+		te.After = c.opts.Timeout
+		te.Detail = "server/discover went unanswered, then initialize: the two share the timeout"
+	}
+	return err
 }
 
 // probeRace runs when a stdio server has not answered the probe within

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -118,6 +119,24 @@ func TestEraProbeSilence(t *testing.T) {
 	}
 	if got := methods(srv.received(t)); !slices.Equal(got, []string{"server/discover", "initialize", "notifications/initialized"}) {
 		t.Errorf("the client sent %q", got)
+	}
+}
+
+// TestEraHandshakeSharesTheTimeout is a stdio server that answers
+// nothing: the probe's wait and initialize's share the request timeout,
+// and the timeout error says so, naming the whole timeout.
+func TestEraHandshakeSharesTheTimeout(t *testing.T) {
+	t.Parallel()
+	silent := func(*fakeServer, message) {}
+	_, conn := startFake(t, map[string]handler{"server/discover": silent, "initialize": silent})
+	const timeout = 300 * time.Millisecond
+	_, err := Connect(context.Background(), fixed(conn), Options{Era: EraAuto, ProbeTimeout: 100 * time.Millisecond, Timeout: timeout})
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("Connect error %v (%T), want a *TimeoutError", err, err)
+	}
+	if te.Method != "initialize" || te.After != timeout || !strings.Contains(te.Detail, "share the timeout") {
+		t.Errorf("timeout error %+v: want initialize, after the whole %v, sharing it with the probe", te, timeout)
 	}
 }
 
