@@ -104,7 +104,7 @@ func TestHTTPSDKClientAndServer(t *testing.T) {
 				t.Errorf("through the proxy (-direct +proxy):\n%s", diff)
 			}
 			tap.Close()
-			var checks Checks
+			checks := Checks{KeepCalls: true}
 			for _, f := range rec.frames {
 				if !json.Valid(f.Data) {
 					t.Errorf("a frame that is not JSON: %q", f.Data)
@@ -503,7 +503,7 @@ func TestHTTPAuthorizationObserved(t *testing.T) {
 	u, _ := url.Parse(up.URL + "/mcp")
 	var logBuf bytes.Buffer
 	red := transport.NewRedactor()
-	checks := &Checks{}
+	checks := &Checks{KeepCalls: true}
 	tap := NewTap(Observers{NewLog(&logBuf, red, nil), checks}, 0, 0)
 	srv := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Timeout: 10 * time.Second, Redactor: red})
 	defer srv.Close()
