@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -233,3 +235,39 @@ func TestTapNeverBlocks(t *testing.T) {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestStdioNotificationBurst: a server that sends 10,000 notifications as
+// fast as it can write them; every one reaches the host byte for byte, and
+// every one reaches the session log and the checks (none dropped).
+func TestStdioNotificationBurst(t *testing.T) {
+	const n = 10000
+	var want strings.Builder
+	for i := range n {
+		fmt.Fprintf(&want, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"event %d"}}`+"\n", i)
+	}
+	file := filepath.Join(t.TempDir(), "burst.ndjson")
+	if err := os.WriteFile(file, []byte(want.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, log bytes.Buffer
+	checks := &Checks{}
+	rec := &recorder{}
+	tap := NewTap(Observers{NewLog(&log, nil, nil), checks, rec}, 0, 0)
+	s := &Stdio{Args: []string{"cat", file}, In: strings.NewReader(""), Out: &out, Stderr: io.Discard, Tap: tap}
+	if code, err := s.Run(); err != nil || code != 0 {
+		t.Fatalf("Run = %d, %v", code, err)
+	}
+	tap.Close()
+	if out.String() != want.String() {
+		t.Fatalf("the host got %d bytes, not the %d the server wrote", out.Len(), want.Len())
+	}
+	if e := rec.event("dropped"); e != nil {
+		t.Errorf("frames were dropped: %v", e.Detail)
+	}
+	if got := strings.Count(log.String(), `"direction":"recv"`); got != n {
+		t.Errorf("the log has %d of the %d notifications", got, n)
+	}
+	if s := checks.Summary(); s.Frames != n || len(s.Flags) != 0 {
+		t.Errorf("the checks saw %d frames and flagged %v, want %d and nothing", s.Frames, s.Flags, n)
+	}
+}
