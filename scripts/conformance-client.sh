@@ -59,6 +59,27 @@ run() {
 # stateless mock. mcpctl is not told which: --era auto (the default) finds
 # out, as it does for a user. MCPCTL_CONFORMANCE_PIN=1 passes the revision
 # with --protocol-version instead, to compare.
+# Through the proxy (scripts/conformance.sh's "proxy" runs): mcpctl proxy
+# listens on a free loopback port in front of the mock server, and mcpctl
+# talks to the proxy, at the same path.
+if [ -n "${MCPCTL_CONFORMANCE_PROXY:-}" ] && [ -z "$dry" ]; then
+  "$mcpctl" proxy --no-log --listen 127.0.0.1:0 --url "$url" 2>"$work/proxy.err" &
+  proxy_pid=$!
+  trap 'kill "$proxy_pid" 2>/dev/null; wait "$proxy_pid" 2>/dev/null; rm -rf "$work"' EXIT
+  for _ in $(seq 200); do
+    proxied=$(sed -n 's/^mcpctl proxy: \(http:[^ ]*\) .*/\1/p' "$work/proxy.err" | head -1)
+    [ -n "$proxied" ] && break
+    kill -0 "$proxy_pid" 2>/dev/null || { cat "$work/proxy.err" >&2; exit 1; }
+    sleep 0.05
+  done
+  if [ -z "$proxied" ]; then
+    echo "conformance-client: mcpctl proxy did not start listening" >&2
+    cat "$work/proxy.err" >&2
+    exit 1
+  fi
+  url=$proxied
+fi
+
 version=()
 if [ -n "${MCPCTL_CONFORMANCE_PIN:-}" ] && [ -n "${MCP_CONFORMANCE_PROTOCOL_VERSION:-}" ]; then
   version=(--protocol-version "$MCP_CONFORMANCE_PROTOCOL_VERSION")

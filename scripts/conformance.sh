@@ -94,6 +94,18 @@ done
 for e in "${v2_core[@]}"; do
   echo "$v2 $e" >>"$matrix"
 done
+# The core scenarios again with mcpctl reaching the mock server through
+# mcpctl proxy --listen ... --url ... (the HTTP reverse proxy): the proxy
+# must be transparent to what the harness checks. The wire column says
+# "proxy" (scripts/conformance-client.sh then starts the proxy).
+for s in initialize tools_call sse-retry; do
+  echo "$v1 $s proxy -" >>"$matrix"
+done
+for e in "initialize proxy-2025-11-25 -" "tools_call proxy-2025-11-25 -" "tools_call proxy-2026-07-28 2026-07-28" \
+  "sse-retry proxy-2025-11-25 -" "request-metadata proxy-2026-07-28 -" "http-standard-headers proxy-2026-07-28 -" \
+  "http-custom-headers proxy-2026-07-28 -" "http-invalid-tool-headers proxy-2026-07-28 -"; do
+  echo "$v2 $e" >>"$matrix"
+done
 v1_auth=$(auth_scenarios "$v1_bin")
 v2_auth=$(auth_scenarios "$v2_bin")
 while read -r s _; do
@@ -150,8 +162,9 @@ run_one() {
   mkdir -p "$dir"
   local args=(client --command "$root/scripts/conformance-client.sh" --scenario "$scenario" --output-dir "$dir/out")
   [ "$flag" != - ] && args+=(--spec-version "$flag")
-  local status=0
-  "$bin" "${args[@]}" >"$dir/log" 2>&1 || status=$?
+  local status=0 via=()
+  case "$wire" in proxy*) via=(MCPCTL_CONFORMANCE_PROXY=1) ;; esac
+  env ${via[@]+"${via[@]}"} "$bin" "${args[@]}" >"$dir/log" 2>&1 || status=$?
   local checks passed=0
   checks=$(find "$dir/out" -name checks.json 2>/dev/null | head -1)
   [ -n "$checks" ] && passed=$(grep -c '"status": *"SUCCESS"' "$checks" || true)
