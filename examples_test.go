@@ -323,6 +323,11 @@ func helpExamples(ts *testscript.TestScript, first int) []docExample {
 	block := first
 	var walk func(path []string)
 	walk = func(path []string) {
+		if len(path) > 3 {
+			// mcpctl's tree is three levels deep at most: a deeper path
+			// means a help page listed as a command what is not one.
+			ts.Fatalf("mcpctl %s: deeper than any command; a help page lists a command that is not one", strings.Join(path, " "))
+		}
 		help := mcpctlHelp(ts, path)
 		block++
 		name := strings.Join(append([]string{"mcpctl"}, path...), " ") + " --help"

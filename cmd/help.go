@@ -111,7 +111,9 @@ func commandUsage(c *cobra.Command, width int) string {
 		b.WriteString("\n" + title + "\n" + fs.FlagUsagesWrapped(width))
 	}
 
-	if len(shared) > 0 {
+	// The global flags are shared too: a subcommand lists them under the
+	// same heading, which its help always has then.
+	if len(shared) > 0 || c.HasParent() {
 		b.WriteString("\nShared flags, explained in full by mcpctl help TOPIC:\n")
 		for _, t := range sharedTopics() {
 			if fl := shared[t]; len(fl) > 0 {
@@ -120,16 +122,14 @@ func commandUsage(c *cobra.Command, width int) string {
 		}
 	}
 	if c.HasParent() {
-		{
-			var names []string
-			c.InheritedFlags().VisitAll(func(f *pflag.Flag) {
-				if !f.Hidden {
-					names = append(names, flagName(f)+",")
-				}
-			})
-			names = append(names, "-h")
-			b.WriteString(wrapList("  "+fmt.Sprintf("%-12s", "global"), names, width))
-		}
+		var names []string
+		c.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden {
+				names = append(names, flagName(f)+",")
+			}
+		})
+		names = append(names, "-h")
+		b.WriteString(wrapList("  "+fmt.Sprintf("%-12s", "global"), names, width))
 	}
 	if !c.HasParent() {
 		b.WriteString("\n" + exitCodeSummary(width))

@@ -36,6 +36,13 @@ func TestHelpFitsAScreen(t *testing.T) {
 		if lines > helpLimit(path) {
 			t.Errorf("%s --help is %d lines, more than %d:\n%s", path, lines, helpLimit(path), out)
 		}
+		// The Commands section lists the subcommands and nothing else: a
+		// reader (or the examples' walker) takes each line for one.
+		for _, name := range listedCommands(out.String()) {
+			if sub, _, err := c.Find([]string{name}); err != nil || sub == c || sub.Name() != name {
+				t.Errorf("%s --help lists %q under Commands, which is not a subcommand", path, name)
+			}
+		}
 		for _, sub := range c.Commands() {
 			if sub.IsAvailableCommand() {
 				walk(sub)
@@ -43,6 +50,24 @@ func TestHelpFitsAScreen(t *testing.T) {
 		}
 	}
 	walk(root)
+}
+
+// listedCommands are the first words of the lines of a help page's
+// Commands section, up to the next heading or blank line.
+func listedCommands(help string) []string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(help, "\n") {
+		switch {
+		case l == "Commands:":
+			in = true
+		case in && strings.HasPrefix(l, "  "):
+			out = append(out, strings.Fields(l)[0])
+		default:
+			in = false
+		}
+	}
+	return out
 }
 
 // testIOStreams are streams for building a tree that prints nothing.
