@@ -46,7 +46,7 @@ request with its answer; the export has a record per call.
          from the network
 
 Secrets stay as the session log has them: redacted by the proxy.`,
-		Example: `  mcpctl call echo message=hi -- mcpctl proxy -- npx -y @modelcontextprotocol/server-everything
+		Example: `  mcpctl call get-sum a=2 b=3 -- mcpctl proxy -- npx -y @modelcontextprotocol/server-everything
   mcpctl export -f html -o session.html
   mcpctl export latest -f har -o session.har
   mcpctl export -f otlp | curl -sS -H 'Content-Type: application/json' --data-binary @- http://127.0.0.1:4318/v1/traces  # needs: an OpenTelemetry collector
