@@ -13,8 +13,9 @@ import (
 )
 
 // TestPeakRSSArgument checks the memory of what mcpctl sends: a call with
-// a 100 MiB argument file (text=@file), from reading the file to writing
-// the request, within the result's bound, 2× its size + 30 MiB. The
+// a 100 MiB argument file (text=@file: the fault tool ignores the argument,
+// which it does not declare, so --allow-unknown sends it), from reading the
+// file to writing the request, within the result's bound, 2× its size + 30 MiB. The
 // argument is encoded once, and that encoding is shared by the session's
 // record of the call, the client's params and the message, which the
 // transport sends from its parts; the file's text is garbage once encoded.
@@ -39,7 +40,7 @@ func TestPeakRSSArgument(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := filepath.Join(t.TempDir(), "peak")
-	args := []string{"call", "fault", "text=@" + file, "--timeout", "120s", "--url", url, "--transport", "http"}
+	args := []string{"call", "fault", "--allow-unknown", "text=@" + file, "--timeout", "120s", "--url", url, "--transport", "http"}
 	cmd := exec.Command(launcher, append([]string{report, mcpctl}, args...)...)
 	cmd.Env = ownHome(t)
 	var stdout, stderr bytes.Buffer
