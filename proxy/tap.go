@@ -11,9 +11,12 @@ import (
 // observer as a "dropped" event once there is room again (and at Close).
 // The relay calls Send; nothing the observer does can hold it up.
 type Tap struct {
-	obs      Observer
-	limit    int   // bytes of a frame kept
-	maxBytes int64 // bytes queued at most
+	obs   Observer
+	limit int // bytes of a frame kept
+	// batchDelay is how long the observers' goroutine, once woken, lets
+	// frames gather before it takes them.
+	batchDelay time.Duration
+	maxBytes   int64 // bytes queued at most
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -35,6 +38,7 @@ const (
 	DefaultFrameLimit  = 256 << 20
 	DefaultQueueFrames = 1 << 16
 	DefaultQueueBytes  = 512 << 20
+	DefaultBatchDelay  = time.Millisecond
 )
 
 // NewTap starts a tap delivering to obs. frameLimit is how many bytes of a
@@ -47,7 +51,7 @@ func NewTap(obs Observer, frameLimit int, maxBytes int64) *Tap {
 	if maxBytes <= 0 {
 		maxBytes = DefaultQueueBytes
 	}
-	t := &Tap{obs: obs, limit: frameLimit, maxBytes: maxBytes, done: make(chan struct{})}
+	t := &Tap{obs: obs, limit: frameLimit, maxBytes: maxBytes, batchDelay: DefaultBatchDelay, done: make(chan struct{})}
 	t.cond = sync.NewCond(&t.mu)
 	go t.run()
 	return t
@@ -101,6 +105,15 @@ func (t *Tap) run() {
 		t.mu.Lock()
 		for len(t.queue) == 0 && !t.closed {
 			t.cond.Wait()
+		}
+		if !t.closed && t.batchDelay > 0 {
+			// Woken by the first frame of a burst: let the rest of it
+			// queue, so that a busy session wakes the observers once per
+			// batch rather than once per frame (frames queued meanwhile
+			// signal nobody, which costs the relay nothing).
+			t.mu.Unlock()
+			time.Sleep(t.batchDelay)
+			t.mu.Lock()
 		}
 		batch := t.queue
 		t.queue = nil
