@@ -83,7 +83,10 @@ func TestPeakRSSProxy(t *testing.T) {
 			break
 		}
 	}
-	peak := vmHWM(t, cmd.Process.Pid)
+	peak, err := procPeak(strconv.Itoa(cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
 	stdin.Close()
 	io.Copy(io.Discard, r)
 	if err := cmd.Wait(); err != nil {
@@ -97,23 +100,4 @@ func TestPeakRSSProxy(t *testing.T) {
 	if peak > bound {
 		t.Errorf("mcpctl proxy's peak RSS is %d MiB relaying a %d MiB result, want at most 2× + 30 MiB = %d MiB", peak>>20, size>>20, bound>>20)
 	}
-}
-
-// vmHWM reads a running process's peak RSS from /proc.
-func vmHWM(t *testing.T, pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kib, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kib << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc/PID/status")
-	return 0
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -165,18 +166,27 @@ func startFaultServer(t *testing.T, mode string, args ...string) string {
 // selfPeak returns the test process's own peak RSS (VmHWM), or 0 if it
 // cannot be read.
 func selfPeak(t *testing.T) int64 {
-	data, err := os.ReadFile("/proc/self/status")
+	peak, err := procPeak("self")
 	if err != nil {
 		t.Logf("reading the test's own peak RSS: %v", err)
-		return 0
+	}
+	return peak
+}
+
+// procPeak reads the peak RSS (VmHWM, in bytes) of /proc/PID, a process
+// still running ("self" for this one).
+func procPeak(pid string) (int64, error) {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return 0, err
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kib, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kib << 10
+			kib, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kib << 10, err
 		}
 	}
-	return 0
+	return 0, errors.New("no VmHWM in /proc/" + pid + "/status")
 }
 
 // memoryTest readies a test of mcpctl's peak memory and returns the paths

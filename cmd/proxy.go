@@ -118,35 +118,12 @@ func runProxy(f *Factory, opts *ProxyOptions) error {
 	if len(opts.Server) == 0 {
 		return flagErrorf("give the server's command (mcpctl proxy -- SERVER [ARGS...]) or --listen ADDR --url URL")
 	}
-	var paths []proxy.RedactPath
-	for _, s := range opts.RedactPaths {
-		p, err := proxy.ParseRedactPath(s)
-		if err != nil {
-			return flagErrorf("--redact-path: %v", err)
-		}
-		paths = append(paths, p)
+	tap, checks, end, err := proxyTap(f, opts)
+	if err != nil {
+		return err
 	}
-	if opts.NoLog && opts.Log != "" {
-		return flagErrorf("--no-log and --log ask for different things: give one of them")
-	}
+	defer end()
 	ios := f.IOStreams
-	var observers proxy.Observers
-	if !opts.NoLog {
-		log, err := openProxyLog(f, opts)
-		if err != nil {
-			return err
-		}
-		defer log.Close()
-		observers = append(observers, proxy.NewLog(log, f.Redactor(), paths))
-	}
-	checks := &proxy.Checks{}
-	if opts.ShowFlags {
-		checks.OnFlag = func(fl proxy.Flag) {
-			fmt.Fprintf(ios.ErrOut, "mcpctl proxy: %s: %s\n", fl.Kind, f.Redactor().String(fl.Msg))
-		}
-	}
-	observers = append(observers, checks)
-	tap := proxy.NewTap(observers, 0, 0)
 
 	// The proxy passes its signals on rather than acting on them: the
 	// server decides how to end, and its status becomes the proxy's.
@@ -174,6 +151,23 @@ func runProxy(f *Factory, opts *ProxyOptions) error {
 		return &ExitCodeError{Code: code}
 	}
 	return nil
+}
+
+// logPaths parses --redact-path and checks the log flags against each
+// other.
+func (o *ProxyOptions) logPaths() ([]proxy.RedactPath, error) {
+	if o.NoLog && o.Log != "" {
+		return nil, flagErrorf("--no-log and --log ask for different things: give one of them")
+	}
+	var paths []proxy.RedactPath
+	for _, s := range o.RedactPaths {
+		p, err := proxy.ParseRedactPath(s)
+		if err != nil {
+			return nil, flagErrorf("--redact-path: %v", err)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }
 
 // openProxyLog opens the session log: --log FILE, or a new session in the

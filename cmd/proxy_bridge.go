@@ -108,16 +108,9 @@ func upstreamFlagsGiven(u *ServerOptions) bool {
 // session log (--log FILE, or a new session in the state dir) and the
 // checks. end closes the log once the tap is closed.
 func proxyTap(f *Factory, opts *ProxyOptions) (tap *proxy.Tap, checks *proxy.Checks, end func(), err error) {
-	var paths []proxy.RedactPath
-	for _, s := range opts.RedactPaths {
-		p, err := proxy.ParseRedactPath(s)
-		if err != nil {
-			return nil, nil, nil, flagErrorf("--redact-path: %v", err)
-		}
-		paths = append(paths, p)
-	}
-	if opts.NoLog && opts.Log != "" {
-		return nil, nil, nil, flagErrorf("--no-log and --log ask for different things: give one of them")
+	paths, err := opts.logPaths()
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	var observers proxy.Observers
 	end = func() {}

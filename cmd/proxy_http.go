@@ -55,16 +55,9 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 	if err := proxy.CheckListen(opts.Listen, opts.ListenAny); err != nil {
 		return flagErrorf("--listen: %v", err)
 	}
-	var paths []proxy.RedactPath
-	for _, s := range opts.RedactPaths {
-		p, err := proxy.ParseRedactPath(s)
-		if err != nil {
-			return flagErrorf("--redact-path: %v", err)
-		}
-		paths = append(paths, p)
-	}
-	if opts.NoLog && opts.Log != "" {
-		return flagErrorf("--no-log and --log ask for different things: give one of them")
+	paths, err := opts.logPaths()
+	if err != nil {
+		return err
 	}
 	ios := f.IOStreams
 	red := f.Redactor()
