@@ -67,6 +67,11 @@ type Entry struct {
 	// Decision is what the policy decided; Allowed with an empty By when
 	// no policy was in force.
 	Decision Decision `json:"decision"`
+	// Host names the host that made the request behind the proxy (its
+	// clientInfo), "" for mcpctl's own requests.
+	Host string `json:"host,omitempty"`
+	// Subject is the subject of the host's token, when known.
+	Subject string `json:"subject,omitempty"`
 	// Signed says the request carried a signature.
 	Signed bool `json:"signed,omitempty"`
 	// Signature is the verdict on the result's signature when it was

@@ -37,6 +37,11 @@ const (
 	// requested revision; data.supported lists those it does.
 	CodeUnsupportedProtocolVersion = -32022
 
+	// CodeRefused is what mcpctl's proxy answers a host's request with
+	// when its policy refuses it (a server error code of JSON-RPC's
+	// reserved range), unless the refusal is a tool result.
+	CodeRefused = -32003
+
 	// CodeBusy is what mcpctl answers a server→client request with when
 	// [MaxConcurrentServerRequests] handlers are already running.
 	CodeBusy = -32000

@@ -59,6 +59,10 @@ func AuditEntry(c *Call, d Decision, o *Outcome, now time.Time) *audit.Entry {
 			Sensitivity: d.Sensitivity,
 		},
 		Signed: c.Signed,
+		Host:   c.Host,
+	}
+	if c.Identity != nil {
+		e.Subject = c.Identity.Subject
 	}
 	if o == nil {
 		return e

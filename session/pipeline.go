@@ -29,6 +29,27 @@ type Call struct {
 	Server string
 	// Signed says the call carries a signature (params._meta.signature).
 	Signed bool
+	// Host names the host that made the call behind the proxy (its
+	// clientInfo, "name version"), "" for mcpctl's own calls.
+	Host string
+	// Identity is who made this call when it carries its own credential
+	// (a host's bearer token at the HTTP proxy); nil leaves the scopes to
+	// the policy stage's own source ([PolicyGate.Scopes]).
+	Identity *Identity
+}
+
+// Identity is the credential a call was made with, as the policy stage
+// reads it.
+type Identity struct {
+	// Scopes are the scopes it grants.
+	Scopes []string
+	// From names the credential in messages ("host's bearer token"), ""
+	// when there is none.
+	From string
+	// Subject is the token's subject (sub), "" when unknown.
+	Subject string
+	// Note says why the scopes are unknown, when they are.
+	Note string
 }
 
 // Decision is what the policy stage decided and who decided it.
@@ -152,8 +173,12 @@ type sent struct {
 	tool *client.CallToolResult
 }
 
-// signFunc is the signing hook of [client.CallOptions].
-type signFunc = func(tool string, arguments json.RawMessage) (any, error)
+// SignFunc is the signing hook of [client.CallOptions]: it returns the
+// signature to put in params._meta.signature of a call to tool with
+// arguments exactly as sent.
+type SignFunc = func(tool string, arguments json.RawMessage) (any, error)
+
+type signFunc = SignFunc
 
 // run sends c through the stages. send performs the request with the
 // signature hook the signing stage gives (nil without a signer) and

@@ -38,6 +38,11 @@ type PolicyGate struct {
 	// (no terminal, or CI), and then NoAsk says why.
 	Ask   func(c *Call, rule policy.Rule, entry string) (bool, error)
 	NoAsk string
+	// AskContext, when set, is used in place of Ask: it may hold the call
+	// until a person answers or ctx ends, several calls may wait at once,
+	// and it says who answered (by) and, for a refusal, why (reason). The
+	// proxy sets it.
+	AskContext func(ctx context.Context, c *Call, rule policy.Rule, entry string) (yes bool, by, reason string, err error)
 	// StateDir returns the folder of the rate limits shared across
 	// processes.
 	StateDir func() (string, error)
@@ -105,20 +110,24 @@ func (g *PolicyGate) Decide(ctx context.Context, c *Call) (Decision, error) {
 			}
 			g.granted, g.grantedFrom, g.grantedNote, g.scopesErr = g.Scopes()
 		})
-		if g.scopesErr != nil {
-			return refuse("required_scopes", fmt.Sprintf("cannot read the credential's scopes: %v", g.scopesErr))
+		granted, from, note, scopesErr := g.granted, g.grantedFrom, g.grantedNote, g.scopesErr
+		if id := c.Identity; id != nil {
+			granted, from, note, scopesErr = id.Scopes, id.From, id.Note, nil
 		}
-		if missing := policy.MissingScopes(rule.RequiredScopes, g.granted); len(missing) > 0 {
+		if scopesErr != nil {
+			return refuse("required_scopes", fmt.Sprintf("cannot read the credential's scopes: %v", scopesErr))
+		}
+		if missing := policy.MissingScopes(rule.RequiredScopes, granted); len(missing) > 0 {
 			reason := "missing scope " + strings.Join(missing, ", ") + ": "
 			switch {
-			case g.grantedFrom == "":
-				reason += "mcpctl sends no credential that could grant it (" + g.grantedNote + ")"
-			case g.grantedNote != "":
-				reason += "the " + g.grantedFrom + " grants none that can be read (" + g.grantedNote + ")"
-			case len(g.granted) == 0:
-				reason += "the " + g.grantedFrom + " grants none"
+			case from == "":
+				reason += "no credential is presented that could grant it (" + note + ")"
+			case note != "":
+				reason += "the " + from + " grants none that can be read (" + note + ")"
+			case len(granted) == 0:
+				reason += "the " + from + " grants none"
 			default:
-				reason += "the " + g.grantedFrom + " grants " + strings.Join(g.granted, " ")
+				reason += "the " + from + " grants " + strings.Join(granted, " ")
 			}
 			return refuse("required_scopes", reason)
 		}
@@ -128,6 +137,25 @@ func (g *PolicyGate) Decide(ctx context.Context, c *Call) (Decision, error) {
 		switch {
 		case Approved(g.Approve, c.Name):
 			d.By = "--approve"
+		case g.AskContext != nil:
+			yes, by, why, err := g.AskContext(ctx, c, rule, source)
+			if err != nil {
+				return refuse("requires_approval", fmt.Sprintf("asking for approval: %v", err))
+			}
+			if !yes {
+				reason := "it needs approval, and it was declined"
+				if by != "" {
+					reason += " by " + by
+				}
+				if why != "" {
+					reason += " (" + why + ")"
+				}
+				return refuse("requires_approval", reason)
+			}
+			d.By = "approved"
+			if by != "" {
+				d.By += " by " + by
+			}
 		case g.Ask != nil:
 			g.askMu.Lock()
 			yes, err := g.Ask(c, rule, source)

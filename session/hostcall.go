@@ -1,0 +1,46 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpctl/mcpctl/client"
+)
+
+// Pipeline runs requests that mcpctl relays rather than makes (a host's,
+// behind the proxy) through the same stages, in the same order, as a
+// [Session] runs its own: policy → signing → send → result checks →
+// signature verification → audit. The sender is the caller's, since the
+// request travels on the host's connection, not on a client of mcpctl's.
+type Pipeline struct{ p *pipeline }
+
+// NewPipeline returns the pipeline of st. Its stages' Prepare runs on the
+// first request.
+func NewPipeline(st Stages) *Pipeline { return &Pipeline{p: &pipeline{st: st}} }
+
+// Sent is what a send function of [Pipeline.Run] reports back.
+type Sent struct {
+	// Result is the result's raw JSON (the JSON-RPC response's "result").
+	Result json.RawMessage
+	// Tool is the decoded result of a tools/call, nil for other methods;
+	// the result checks and the verifier read it.
+	Tool *client.CallToolResult
+}
+
+// Run sends c through the stages. send forwards the request, signed with
+// sign when it is not nil (sign is nil without a signing stage, and for
+// methods other than tools/call), and waits for its answer; a JSON-RPC
+// error answer is returned as a [*client.RPCError]. Run returns the policy
+// stage's refusal ([*policy.Refusal]) or failure without calling send;
+// once send was called, the first of send's error, the signature
+// verification's (a [*signing.VerifyError]), the outputSchema check's
+// ([*OutputError]) and the audit record's ([*AuditError]).
+func (p *Pipeline) Run(ctx context.Context, c *Call, send func(ctx context.Context, sign SignFunc) (Sent, error)) error {
+	return p.p.run(ctx, c, func(ctx context.Context, sign signFunc) (sent, error) {
+		s, err := send(ctx, sign)
+		return sent{raw: s.Result, tool: s.Tool}, err
+	})
+}
+
+// Stages returns the pipeline's stages.
+func (p *Pipeline) Stages() Stages { return p.p.st }
