@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +40,9 @@ type Stdio struct {
 	Tap *Tap
 	// Signals are the signals to pass on to the server's process group.
 	Signals <-chan os.Signal
+	// Govern, when set, governs the host's requests (see [Governor]);
+	// nil relays every byte as it comes.
+	Govern *Governor
 	// Grace is how long the server has to exit on its own once the host is
 	// gone (its stdin closed) or once it exited and left processes holding
 	// its stdout, before SIGTERM; zero means 2 s.
@@ -108,13 +112,26 @@ func (s *Stdio) Run() (int, error) {
 		close(exited)
 	}()
 	hostDone := make(chan error, 1)
-	go func() {
-		err := relay(stdinW, s.In, HostToServer, s.Tap)
-		stdinW.Close()
-		hostDone <- err
-	}()
 	outDone := make(chan error, 1)
-	go func() { outDone <- relay(s.Out, stdoutR, ServerToHost, s.Tap) }()
+	if s.Govern == nil {
+		go func() {
+			err := relay(stdinW, s.In, HostToServer, s.Tap)
+			stdinW.Close()
+			hostDone <- err
+		}()
+		go func() { outDone <- relay(s.Out, stdoutR, ServerToHost, s.Tap) }()
+	} else {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel() // held calls end with the session
+		server, host := &lineWriter{w: stdinW}, &lineWriter{w: s.Out}
+		conn := s.Govern.Conn(stdioOutbox{server: server, host: host})
+		go func() {
+			err := relayHostGoverned(ctx, conn, server, s.In, s.Tap)
+			stdinW.Close()
+			hostDone <- err
+		}()
+		go func() { outDone <- relayServerGoverned(conn, host, stdoutR, s.Tap) }()
+	}
 
 	var (
 		outEnded  bool

@@ -1,0 +1,638 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/policy"
+	"github.com/mcpctl/mcpctl/session"
+	"github.com/mcpctl/mcpctl/signing"
+)
+
+// RefuseStyle is how a refused tools/call is answered to the host.
+type RefuseStyle string
+
+// The refusal styles: a tool result with isError (the default, which a
+// model reads and can act on), or a JSON-RPC error.
+const (
+	RefuseToolResult RefuseStyle = "result"
+	RefuseJSONRPC    RefuseStyle = "jsonrpc"
+)
+
+// Outbox is where a governor sends what it decided: a line (one JSON-RPC
+// message, without its line ending) to the server or to the host. Each
+// call writes one whole message; implementations must serialise writers,
+// since held calls write from goroutines of their own.
+type Outbox interface {
+	ToServer(msg []byte) error
+	ToHost(msg []byte) error
+}
+
+// Approver asks a person whether a held call may go on: a queue another
+// terminal answers, or the host's user through elicitation. Approve may
+// hold the call until ctx ends; many calls may wait at once.
+type Approver interface {
+	Approve(ctx context.Context, r *ApprovalRequest) (Approval, error)
+}
+
+// ApprovalRequest is a call that waits for a person's approval.
+type ApprovalRequest struct {
+	// Call is the call: server, tool, arguments, host and identity.
+	Call *session.Call
+	// Rule is the policy rule that requires approval, Entry the policy
+	// entry it comes from ("annotations" for a destructive tool).
+	Rule  policy.Rule
+	Entry string
+}
+
+// Approval is a person's answer.
+type Approval struct {
+	Approved bool
+	// By names who answered ("host user", "alice@tty"), Reason says why
+	// a call was denied; both may be empty.
+	By, Reason string
+}
+
+// ToolFilter hides tools from the host: a tool any Deny glob matches, or
+// one no Allow glob matches when Allow is not empty, is left out of
+// tools/list answers and its calls are refused.
+type ToolFilter struct {
+	Allow, Deny []string
+}
+
+// Hides reports whether f hides tool, and the flag that does.
+func (f ToolFilter) Hides(tool string) (bool, string) {
+	for _, g := range f.Deny {
+		if globMatch(g, tool) {
+			return true, fmt.Sprintf("--deny %q", g)
+		}
+	}
+	if len(f.Allow) == 0 {
+		return false, ""
+	}
+	for _, g := range f.Allow {
+		if globMatch(g, tool) {
+			return false, ""
+		}
+	}
+	return true, "no --allow glob"
+}
+
+func (f ToolFilter) empty() bool { return len(f.Allow) == 0 && len(f.Deny) == 0 }
+
+func globMatch(glob, name string) bool {
+	if glob == name {
+		return true
+	}
+	m, _ := path.Match(glob, name)
+	return m
+}
+
+// Policy returns the policy stage that refuses the calls f hides and
+// passes the others to next (nil: allowed).
+func (f ToolFilter) Policy(next session.Policy) session.Policy {
+	return &filterPolicy{f: f, next: next}
+}
+
+type filterPolicy struct {
+	f    ToolFilter
+	next session.Policy
+}
+
+func (p *filterPolicy) Decide(ctx context.Context, c *session.Call) (session.Decision, error) {
+	if c.Method == "tools/call" {
+		if hidden, by := p.f.Hides(c.Name); hidden {
+			return session.Decision{Allowed: false, By: "refused: filter", Rule: by},
+				&policy.Refusal{Tool: c.Name, Rule: "filter", Reason: "the proxy hides this tool (" + by + ")"}
+		}
+	}
+	if p.next == nil {
+		return session.Decision{Allowed: true}, nil
+	}
+	return p.next.Decide(ctx, c)
+}
+
+// Governor enforces the origin design on the requests a host sends
+// through the proxy: each tools/call (and, when GovernReads is set,
+// resources/read and prompts/get) runs through the session pipeline —
+// policy, signing, the server's answer, result checks, signature
+// verification, audit — and what the host gets back follows from it. It
+// is transport-agnostic: messages in, messages out through an [Outbox],
+// one [Conn] per host session.
+type Governor struct {
+	// Pipeline runs each governed request's stages; its policy stage
+	// should include Filter's ([ToolFilter.Policy]).
+	Pipeline *session.Pipeline
+	// Server names the server in the audit trail and keys the rate
+	// limits, so proxies of one server share them.
+	Server string
+	// Filter hides tools from tools/list answers.
+	Filter ToolFilter
+	// RefuseAs is how refused tool calls are answered; "" is
+	// RefuseToolResult.
+	RefuseAs RefuseStyle
+	// GovernReads passes resources/read and prompts/get through the
+	// pipeline too (the audit records them); otherwise they are relayed.
+	GovernReads bool
+	// Approver asks a person for approval; nil when no one can be asked.
+	// Wire it with [Governor.AskHook].
+	Approver Approver
+	// Tap is told of each decision (an event "govern"); nil tells no one.
+	Tap *Tap
+}
+
+// AskHook is the approval hook of the policy stage
+// ([session.PolicyGate.AskContext]) that asks g.Approver.
+func (g *Governor) AskHook() func(ctx context.Context, c *session.Call, rule policy.Rule, entry string) (bool, string, string, error) {
+	return func(ctx context.Context, c *session.Call, rule policy.Rule, entry string) (bool, string, string, error) {
+		if g.Approver == nil {
+			return false, "", "no one can approve it here", nil
+		}
+		a, err := g.Approver.Approve(ctx, &ApprovalRequest{Call: c, Rule: rule, Entry: entry})
+		return a.Approved, a.By, a.Reason, err
+	}
+}
+
+// Conn is one host session as the governor sees it: the host's
+// clientInfo, the tools the server listed to it, and the calls waiting
+// for the server's answer. Its methods are safe for concurrent use.
+type Conn struct {
+	g   *Governor
+	out Outbox
+
+	mu      sync.Mutex
+	host    string
+	legacy  bool                          // the host sent initialize
+	tools   map[string]*client.Tool       // from the server's tools/list answers
+	waiting map[string]chan []byte        // governed calls' ids → their answer
+	lists   map[string]bool               // tools/list request ids
+	hold    map[string]context.CancelFunc // held calls, by id
+}
+
+// Conn starts governing a host session whose messages go to out.
+func (g *Governor) Conn(out Outbox) *Conn {
+	return &Conn{g: g, out: out, tools: map[string]*client.Tool{}, waiting: map[string]chan []byte{}, lists: map[string]bool{}, hold: map[string]context.CancelFunc{}}
+}
+
+// message is the part of a JSON-RPC message the governor reads.
+type message struct {
+	ID     json.RawMessage  `json:"id,omitempty"`
+	Method string           `json:"method,omitempty"`
+	Params json.RawMessage  `json:"params,omitempty"`
+	Result json.RawMessage  `json:"result,omitempty"`
+	Error  *client.RPCError `json:"error,omitempty"`
+}
+
+// callParams are the params of tools/call, resources/read, prompts/get.
+type callParams struct {
+	Name      string          `json:"name"`
+	URI       string          `json:"uri"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+var (
+	markInitialize = []byte(`"initialize"`)
+	markToolsList  = []byte(`"tools/list"`)
+	markToolsCall  = []byte(`"tools/call"`)
+	markRead       = []byte(`"resources/read"`)
+	markPrompt     = []byte(`"prompts/get"`)
+	markCancelled  = []byte(`"notifications/cancelled"`)
+)
+
+// FromHost takes a line the host sent (without its line ending). It
+// returns nil when the caller is to forward the line unchanged, at once;
+// otherwise the line is the governor's, and the caller runs the function
+// returned on a goroutine of its own: it decides, forwards or refuses the
+// request, waits for the server's answer and writes what the host gets,
+// all through the Outbox. who is the identity the request came with (a
+// bearer token at the HTTP proxy), nil for the connection's own.
+//
+// Only lines that may be governed are parsed: a cheap byte check passes
+// every other line on untouched.
+func (c *Conn) FromHost(ctx context.Context, line []byte, who *session.Identity) func() {
+	call := bytes.Contains(line, markToolsCall) ||
+		(c.g.GovernReads && (bytes.Contains(line, markRead) || bytes.Contains(line, markPrompt)))
+	if !call {
+		c.observeHost(line)
+		return nil
+	}
+	trimmed := bytes.TrimLeft(line, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return c.batch(ctx, trimmed, who)
+	}
+	var m message
+	if json.Unmarshal(line, &m) != nil || !c.governs(m.Method) || len(m.ID) == 0 {
+		return nil
+	}
+	return func() { c.govern(ctx, line, &m, who) }
+}
+
+func (c *Conn) governs(method string) bool {
+	switch method {
+	case "tools/call":
+		return true
+	case "resources/read", "prompts/get":
+		return c.g.GovernReads
+	}
+	return false
+}
+
+// observeHost notes what the governor needs from lines it relays: the
+// host's clientInfo, the ids of tools/list requests (whose answers it
+// reads), and cancellations of held calls.
+func (c *Conn) observeHost(line []byte) {
+	init := bytes.Contains(line, markInitialize)
+	list := bytes.Contains(line, markToolsList)
+	cancel := bytes.Contains(line, markCancelled)
+	if !init && !list && !cancel {
+		return
+	}
+	var m message
+	if json.Unmarshal(line, &m) != nil {
+		return
+	}
+	switch m.Method {
+	case "initialize":
+		var p struct {
+			ClientInfo struct{ Name, Version string } `json:"clientInfo"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		c.mu.Lock()
+		c.legacy = true
+		c.host = strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version)
+		c.mu.Unlock()
+	case "tools/list":
+		if len(m.ID) > 0 {
+			c.mu.Lock()
+			c.lists[idKey(m.ID)] = true
+			c.mu.Unlock()
+		}
+	case "notifications/cancelled":
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && len(p.RequestID) > 0 {
+			c.mu.Lock()
+			stop := c.hold[idKey(p.RequestID)]
+			c.mu.Unlock()
+			if stop != nil {
+				stop()
+			}
+		}
+	}
+}
+
+// batch splits a JSON-RPC batch that holds a governed request: its other
+// messages go on to the server one by one, and each governed one is
+// governed as if sent alone, so the host gets each answer on its own
+// rather than in one array.
+func (c *Conn) batch(ctx context.Context, line []byte, who *session.Identity) func() {
+	var items []json.RawMessage
+	if json.Unmarshal(line, &items) != nil {
+		return nil
+	}
+	return func() {
+		var wg sync.WaitGroup
+		for _, it := range items {
+			it := bytes.TrimSpace(it)
+			if run := c.FromHost(ctx, it, who); run != nil {
+				wg.Add(1)
+				go func() { defer wg.Done(); run() }()
+				continue
+			}
+			_ = c.out.ToServer(it)
+		}
+		wg.Wait()
+	}
+}
+
+// FromServer takes a line the server sent. It returns true when the line
+// is the governor's (the answer of a governed call, or a tools/list answer
+// to filter or read): the governor then writes what the host gets, and
+// the caller writes nothing. Otherwise the caller relays the line as is.
+func (c *Conn) FromServer(line []byte) bool {
+	c.mu.Lock()
+	idle := len(c.waiting) == 0 && len(c.lists) == 0
+	c.mu.Unlock()
+	if idle {
+		return false
+	}
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+		return false
+	}
+	key := idKey(m.ID)
+	c.mu.Lock()
+	ch, waiting := c.waiting[key]
+	if waiting {
+		delete(c.waiting, key)
+	}
+	list := c.lists[key]
+	delete(c.lists, key)
+	c.mu.Unlock()
+	switch {
+	case waiting:
+		ch <- line
+		return true
+	case list:
+		out := c.toolsList(line)
+		if out == nil {
+			return false
+		}
+		c.tapFrame(ServerToHost, out)
+		_ = c.out.ToHost(out)
+		return true
+	}
+	return false
+}
+
+// toolsList reads a tools/list answer into the tool book and returns it
+// with the hidden tools left out, or nil when it is to be relayed as is.
+func (c *Conn) toolsList(line []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil || m["result"] == nil {
+		return nil
+	}
+	var res map[string]json.RawMessage
+	if json.Unmarshal(m["result"], &res) != nil {
+		return nil
+	}
+	var tools []client.Tool
+	if json.Unmarshal(res["tools"], &tools) != nil {
+		return nil
+	}
+	c.mu.Lock()
+	for i := range tools {
+		c.tools[tools[i].Name] = &tools[i]
+	}
+	c.mu.Unlock()
+	if c.g.Filter.empty() {
+		return nil
+	}
+	kept := make([]json.RawMessage, 0, len(tools))
+	var hidden []string
+	for _, t := range tools {
+		if h, _ := c.g.Filter.Hides(t.Name); h {
+			hidden = append(hidden, t.Name)
+			continue
+		}
+		kept = append(kept, t.Raw)
+	}
+	if len(hidden) == 0 {
+		return nil
+	}
+	c.note(map[string]any{"hidden": hidden})
+	res["tools"], _ = json.Marshal(kept)
+	m["result"], _ = json.Marshal(res)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// Tool returns the server's listing of tool as this host last saw it, nil
+// when it has not been listed.
+func (c *Conn) Tool(name string) *client.Tool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tools[name]
+}
+
+// Host returns the host's clientInfo ("name version") from its
+// initialize, "" before it.
+func (c *Conn) Host() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.host
+}
+
+// govern runs one governed request through the pipeline and answers the
+// host.
+func (c *Conn) govern(parent context.Context, line []byte, m *message, who *session.Identity) {
+	var p callParams
+	_ = json.Unmarshal(m.Params, &p)
+	name := p.Name
+	if m.Method == "resources/read" {
+		name = p.URI
+	}
+	key := idKey(m.ID)
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	c.mu.Lock()
+	c.hold[key] = cancel
+	host, legacy, tool := c.host, c.legacy, c.tools[name]
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.hold, key)
+		delete(c.waiting, key)
+		c.mu.Unlock()
+	}()
+	call := &session.Call{Method: m.Method, Name: name, Args: p.Arguments, Server: c.g.Server, Host: host, Identity: who}
+	if m.Method == "tools/call" {
+		call.Tool = tool
+	}
+	var (
+		sentLine bool
+		answer   []byte
+	)
+	err := c.g.Pipeline.Run(ctx, call, func(ctx context.Context, sign session.SignFunc) (session.Sent, error) {
+		out := line
+		if sign != nil {
+			sig, err := sign(name, p.Arguments)
+			if err != nil {
+				return session.Sent{}, err
+			}
+			if out, err = withSignature(line, sig); err != nil {
+				return session.Sent{}, err
+			}
+		}
+		ch := make(chan []byte, 1)
+		c.mu.Lock()
+		c.waiting[key] = ch
+		c.mu.Unlock()
+		if err := c.out.ToServer(out); err != nil {
+			return session.Sent{}, err
+		}
+		sentLine = true
+		select {
+		case answer = <-ch:
+		case <-ctx.Done():
+			return session.Sent{}, ctx.Err()
+		}
+		return decodeAnswer(m.Method, answer)
+	})
+	detail := map[string]any{"method": m.Method, "name": name, "sent": sentLine}
+	var (
+		refusal *policy.Refusal
+		verr    *signing.VerifyError
+	)
+	switch {
+	case !sentLine:
+		if parent.Err() != nil {
+			return
+		}
+		msg := "not sent: " + errString(err)
+		if errors.As(err, &refusal) {
+			msg = refusalSentence(refusal)
+			detail["rule"] = refusal.Rule
+		}
+		detail["refused"] = msg
+		c.note(detail)
+		c.refuse(m, msg, refusal, legacy)
+	case answer == nil:
+		// The host went away, or cancelled the call: nothing to answer.
+	case errors.As(err, &verr):
+		msg := "signature check failed: " + verr.Error()
+		detail["signature"] = msg
+		c.note(detail)
+		out := toolError(m.ID, msg, legacy)
+		c.tapFrame(ServerToHost, out)
+		_ = c.out.ToHost(out)
+	default:
+		if err != nil {
+			detail["error"] = errString(err)
+		}
+		c.note(detail)
+		c.tapFrame(ServerToHost, answer)
+		_ = c.out.ToHost(answer)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// refusalSentence is the one sentence the host reads for a refusal:
+// "refused by policy: database_query: it needs approval, and it was
+// declined".
+func refusalSentence(r *policy.Refusal) string {
+	return fmt.Sprintf("refused by policy: %s: %s", r.Tool, r.Reason)
+}
+
+// refuse answers a request that was not sent.
+func (c *Conn) refuse(m *message, msg string, r *policy.Refusal, legacy bool) {
+	var out []byte
+	if m.Method == "tools/call" && c.g.RefuseAs != RefuseJSONRPC {
+		out = toolError(m.ID, msg, legacy)
+	} else {
+		data := map[string]string{}
+		if r != nil {
+			data["rule"] = r.Rule
+			if r.Entry != "" {
+				data["entry"] = r.Entry
+			}
+		}
+		out, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID,
+			"error": map[string]any{"code": client.CodeRefused, "message": msg, "data": data}})
+	}
+	c.tapFrame(ServerToHost, out)
+	_ = c.out.ToHost(out)
+}
+
+// toolError is a tools/call answer with isError and one text block; in
+// the 2026-07-28 era (no initialize) a result carries resultType.
+func toolError(id json.RawMessage, msg string, legacy bool) []byte {
+	res := map[string]any{"content": []any{map[string]string{"type": "text", "text": msg}}, "isError": true}
+	if !legacy {
+		res["resultType"] = "complete"
+	}
+	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": res})
+	return out
+}
+
+// decodeAnswer reads the server's answer for the pipeline.
+func decodeAnswer(method string, line []byte) (session.Sent, error) {
+	var a message
+	if err := json.Unmarshal(line, &a); err != nil {
+		return session.Sent{}, fmt.Errorf("the server's answer is not JSON: %w", err)
+	}
+	if a.Error != nil {
+		return session.Sent{}, a.Error
+	}
+	s := session.Sent{Result: a.Result}
+	if method == "tools/call" {
+		var r client.CallToolResult
+		if err := json.Unmarshal(a.Result, &r); err != nil {
+			return s, fmt.Errorf("the server's tools/call result cannot be read: %w", err)
+		}
+		r.Raw = a.Result
+		s.Tool = &r
+	}
+	return s, nil
+}
+
+// withSignature returns the request line with params._meta.signature set
+// to sig, the rest of the message kept.
+func withSignature(line []byte, sig any) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		return nil, err
+	}
+	params := map[string]json.RawMessage{}
+	if len(m["params"]) > 0 {
+		if err := json.Unmarshal(m["params"], &params); err != nil {
+			return nil, err
+		}
+	}
+	meta := map[string]json.RawMessage{}
+	if len(params["_meta"]) > 0 && string(params["_meta"]) != "null" {
+		if err := json.Unmarshal(params["_meta"], &meta); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if meta["signature"], err = json.Marshal(sig); err != nil {
+		return nil, err
+	}
+	if params["_meta"], err = json.Marshal(meta); err != nil {
+		return nil, err
+	}
+	if m["params"], err = json.Marshal(params); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+func (c *Conn) tapFrame(dir Direction, data []byte) {
+	if c.g.Tap == nil || data == nil {
+		return
+	}
+	c.g.Tap.Send(frameOf(dir, data, int64(len(data))))
+}
+
+func (c *Conn) note(detail map[string]any) {
+	if c.g.Tap != nil {
+		c.g.Tap.Note("govern", detail)
+	}
+}
+
+// TokenIdentity is the identity a host's JWT bearer token presents: its
+// scope/scp claims and its subject. With a key the token must be an
+// HS256 token signed with it and valid now (as mcpctl sign jwt makes
+// them); without one its claims are read unchecked.
+func TokenIdentity(token string, key []byte, from string) (*session.Identity, error) {
+	_, claims, _, err := signing.InspectJWT(token, key)
+	if err != nil {
+		return nil, fmt.Errorf("the %s: %w", from, err)
+	}
+	scopes, _ := policy.JWTScopes(token)
+	id := &session.Identity{Scopes: scopes, From: from}
+	if sub, ok := claims["sub"].(string); ok {
+		id.Subject = sub
+	}
+	return id, nil
+}

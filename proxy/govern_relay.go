@@ -1,0 +1,123 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"sync"
+)
+
+// lineWriter writes whole lines to w, one at a time: with governance on,
+// the relay and the goroutines of held calls write to the same stream,
+// and no line may be cut into by another.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) write(line []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, err := l.w.Write(line)
+	return err
+}
+
+// writeMessage writes msg and a line ending in one write.
+func (l *lineWriter) writeMessage(msg []byte) error {
+	buf := make([]byte, 0, len(msg)+1)
+	return l.write(append(append(buf, msg...), '\n'))
+}
+
+// stdioOutbox is the shim's [Outbox].
+type stdioOutbox struct{ server, host *lineWriter }
+
+func (o stdioOutbox) ToServer(msg []byte) error { return o.server.writeMessage(msg) }
+func (o stdioOutbox) ToHost(msg []byte) error   { return o.host.writeMessage(msg) }
+
+// readWhole reads one line, its ending included, as a slice of its own;
+// at the end of src it returns the last line without an ending, if any,
+// with io.EOF.
+func readWhole(br *bufio.Reader) ([]byte, error) {
+	chunk, err := br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return append([]byte(nil), chunk...), err
+	}
+	line := append([]byte(nil), chunk...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		chunk, err = br.ReadSlice('\n')
+		line = append(line, chunk...)
+	}
+	return line, err
+}
+
+// tapLine sends a whole line to tap, cut to the tap's frame limit.
+func tapLine(tap *Tap, dir Direction, line []byte) {
+	data := line
+	if limit := tap.FrameLimit(); limit > 0 && len(data) > limit {
+		data = data[:limit]
+	}
+	tap.Send(frameOf(dir, data, int64(len(line))))
+}
+
+// trimEOL is line without its line ending.
+func trimEOL(line []byte) []byte {
+	n := len(line)
+	if n > 0 && line[n-1] == '\n' {
+		n--
+		if n > 0 && line[n-1] == '\r' {
+			n--
+		}
+	}
+	return line[:n]
+}
+
+// relayHostGoverned is the host→server relay with governance on: lines
+// are read whole; those conn takes are decided on goroutines of their
+// own, so a held call blocks no other frame, and the rest are forwarded
+// at once. Every line the host sent is tapped as it arrives.
+func relayHostGoverned(ctx context.Context, conn *Conn, server *lineWriter, src io.Reader, tap *Tap) error {
+	br := bufio.NewReaderSize(src, relayBuffer)
+	for {
+		line, err := readWhole(br)
+		if len(line) > 0 {
+			tapLine(tap, HostToServer, line)
+			if run := conn.FromHost(ctx, trimEOL(line), nil); run != nil {
+				go run()
+			} else if werr := server.write(line); werr != nil {
+				return &WriteError{werr}
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			return nil
+		default:
+			return err
+		}
+	}
+}
+
+// relayServerGoverned is the server→host relay with governance on: the
+// answers of governed calls and tools/list answers go to conn, which
+// writes and taps what the host gets; every other line is tapped and
+// relayed as it came.
+func relayServerGoverned(conn *Conn, host *lineWriter, src io.Reader, tap *Tap) error {
+	br := bufio.NewReaderSize(src, relayBuffer)
+	for {
+		line, err := readWhole(br)
+		if len(line) > 0 && !conn.FromServer(trimEOL(line)) {
+			tapLine(tap, ServerToHost, line)
+			if werr := host.write(line); werr != nil {
+				return &WriteError{werr}
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			return nil
+		default:
+			return err
+		}
+	}
+}
