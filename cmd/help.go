@@ -23,7 +23,7 @@ func setUsage(root *cobra.Command, width func() int) {
 // sharedTopics are the help topics of shared flags in the order a
 // command's help names them.
 func sharedTopics() []string {
-	return []string{topicConnection, topicAuth, topicSigning, topicPolicy, topicOutput}
+	return []string{topicConnection, topicAuth, topicSigning, topicPolicy, topicGovern, topicOutput}
 }
 
 // commandUsage is c's usage: the usage line, aliases, examples,
@@ -69,6 +69,9 @@ func commandUsage(c *cobra.Command, width int) string {
 			pad = max(pad, len(t.Name))
 		}
 		for _, t := range topics {
+			if t.unlisted {
+				continue
+			}
 			fmt.Fprintf(&b, "  %-*s  %s\n", pad, t.Name, t.Short)
 		}
 	}
@@ -186,6 +189,7 @@ func commonFlags() map[string][]string {
 		topicAuth:       {"client-id", "client-secret", "grant", "scope", "no-browser", "issuer"},
 		topicSigning:    {"sign-key", "verify-key", "canonical", "sign-timestamp", "kid", "max-skew"},
 		topicPolicy:     {"policy", "approve", "wait", "audit", "audit-key"},
+		topicGovern:     {"policy", "allow", "deny", "approve", "audit", "sign-key", "verify-key", "host-scope", "host-token", "refuse-as"},
 		topicOutput:     {"output", "json", "jq", "exit-status"},
 	}
 }

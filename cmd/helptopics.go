@@ -20,6 +20,9 @@ type HelpTopic struct {
 	intro string // prose, wrapped at 78 columns
 	flags string // the topic of the shared flags it lists in full, or ""
 	after string // prose after the flags
+	// unlisted keeps the topic out of mcpctl --help, whose screen is
+	// full: the one command whose flags it explains names it.
+	unlisted bool
 }
 
 // HelpTopics returns mcpctl's help topics in the order `mcpctl --help`
@@ -60,12 +63,16 @@ func sharedFlagSet(topic string) *pflag.FlagSet {
 	addServerFlags(c, &ServerOptions{})
 	addOutputFlags(c, &OutputOptions{})
 	addSignFlags(c, &SignOptions{})
+	p := &cobra.Command{Use: "proxy"} // the proxy's governance flags
+	addProxyGovernFlags(p, &ProxyGovernOptions{})
 	fs := pflag.NewFlagSet(topic, pflag.ContinueOnError)
-	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if flagTopic(f) == topic {
-			fs.AddFlag(f)
-		}
-	})
+	for _, c := range []*cobra.Command{c, p} {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if flagTopic(f) == topic {
+				fs.AddFlag(f)
+			}
+		})
+	}
 	return fs
 }
 
@@ -168,8 +175,10 @@ records every tool call, resource read and prompt get, one hash-chained
 JSON line each; --audit-key makes the chain an HMAC chain. mcpctl audit
 shows it, mcpctl audit verify checks it.`,
 			flags: topicPolicy,
-			after: `The guide, with the policy file's format: docs/policy.md.`,
+			after: `The guide, with the policy file's format: docs/policy.md. The same
+policy at mcpctl proxy, for a host's calls: mcpctl help governance.`,
 		},
+		governTopic(),
 		{
 			Name:  topicOutput,
 			Short: "Output formats: text, -o json|yaml, --jq",

@@ -70,7 +70,7 @@ func addPolicyFlags(cmd *cobra.Command, o *ServerOptions) {
 // built to read the flags' names (the shell's), which keeps them all.
 func callsTools(cmd *cobra.Command) bool {
 	switch cmd.Name() {
-	case "", "call", "shell", "test", "tasks":
+	case "", "call", "shell", "test", "tasks", "proxy":
 		return true
 	}
 	return false

@@ -41,6 +41,9 @@ type ProxyOptions struct {
 	Auth string
 	// Bridge are the options of the bridges (proxy_bridge.go).
 	Bridge ProxyBridgeOptions
+	// Govern are the governance options of the stdio shim
+	// (proxy_govern.go).
+	Govern ProxyGovernOptions
 }
 
 // NewCmdProxy builds `mcpctl proxy -- SERVER [ARGS...]` and its
@@ -72,6 +75,10 @@ mcpctl check, mcpctl export, mcpctl mock. Guide: docs/proxy.md.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Server = args
+			opts.Govern.Given = opts.Govern.given(cmd)
+			if opts.Govern.Given && (opts.URL != "" || opts.Listen != "") {
+				return flagErrorf("the governance flags (mcpctl help governance) apply to the stdio shim, -- SERVER, only")
+			}
 			if opts.URL != "" || opts.Listen != "" {
 				return runProxyBridge(cmd.Context(), f, opts)
 			}
@@ -98,6 +105,7 @@ mcpctl check, mcpctl export, mcpctl mock. Guide: docs/proxy.md.`,
 	})
 	addProxyBridgeFlags(cmd, opts)
 	addProxyHTTPFlags(cmd, opts)
+	addProxyGovernFlags(cmd, &opts.Govern)
 	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f))
 	return cmd
 }
@@ -124,6 +132,10 @@ func runProxy(f *Factory, opts *ProxyOptions) error {
 	}
 	defer end()
 	ios := f.IOStreams
+	gov, err := f.proxyGovernor(&opts.Govern, opts.Server, tap)
+	if err != nil {
+		return err
+	}
 
 	// The proxy passes its signals on rather than acting on them: the
 	// server decides how to end, and its status becomes the proxy's.
@@ -139,7 +151,7 @@ func runProxy(f *Factory, opts *ProxyOptions) error {
 	shim := &proxy.Stdio{
 		Args: opts.Server, Env: os.Environ(), Dir: wd,
 		In: ios.In, Out: ios.Out, Stderr: ios.ErrOut,
-		Tap: tap, Signals: sigs,
+		Tap: tap, Signals: sigs, Govern: gov,
 	}
 	code, err := shim.Run()
 	checks.End(time.Now())

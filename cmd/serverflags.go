@@ -228,10 +228,7 @@ func registerServerFlagSet(cmd *cobra.Command, o *ServerOptions, use serverFlagU
 		fs.StringVar(&o.Record, "record", "", "Record the session to `FILE` (NDJSON, secrets redacted) for mcpctl mock to replay")
 		fs.StringVar(&o.ServerStderr, "server-stderr", "", "Where the stdio server's stderr goes: quiet, or a `FILE` (default: mcpctl's stderr)")
 		fs.BoolVarP(&o.Verbose, "verbose", "v", false, "Show connection details on stderr, and which definition -s NAME uses")
-		inTopic(cmd, topicPolicy, func() {
-			fs.StringVar(&o.Audit, "audit", "", "Append a line per tool call, read and prompt get to the audit trail `FILE` (hash-chained; see mcpctl audit); off records nothing, even when the config names a trail")
-			fs.StringVar(&o.AuditKey, "audit-key", "", "HMAC-chain the audit trail with the key in `env:VAR` or file:PATH")
-		})
+		addAuditFlags(cmd, o)
 		fs.BoolVar(&o.Strict, "strict", false, "Fail (exit 5) when a result breaks the official MCP schema, or an argument its format, not only warn; with validate, also on lint warnings")
 		_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]cobra.Completion{"auto", "http", "sse"}, cobra.ShellCompDirectiveNoFileComp))
 		return
@@ -316,4 +313,13 @@ func givenFlags(fs *pflag.FlagSet) map[string]bool {
 		}
 	}
 	return given
+}
+
+// addAuditFlags registers --audit and --audit-key, bound to o.
+func addAuditFlags(cmd *cobra.Command, o *ServerOptions) {
+	fs := cmd.Flags()
+	inTopic(cmd, topicPolicy, func() {
+		fs.StringVar(&o.Audit, "audit", "", "Append a line per tool call, read and prompt get to the audit trail `FILE` (hash-chained; see mcpctl audit); off records nothing, even when the config names a trail")
+		fs.StringVar(&o.AuditKey, "audit-key", "", "HMAC-chain the audit trail with the key in `env:VAR` or file:PATH")
+	})
 }
