@@ -1,0 +1,206 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/policy"
+	"github.com/mcpctl/mcpctl/session"
+)
+
+// wire is an Outbox whose lines a scripted test reads.
+type wire struct{ server, host chan string }
+
+func newWire() *wire { return &wire{server: make(chan string, 16), host: make(chan string, 16)} }
+
+func (w *wire) ToServer(msg []byte) error { w.server <- string(msg); return nil }
+func (w *wire) ToHost(msg []byte) error   { w.host <- string(msg); return nil }
+
+// heldApprover holds each call until its answer arrives on answers.
+type heldApprover struct {
+	asked   chan string
+	answers chan Approval
+}
+
+func (a *heldApprover) Approve(ctx context.Context, r *ApprovalRequest) (Approval, error) {
+	a.asked <- r.Call.Name
+	select {
+	case ans := <-a.answers:
+		return ans, nil
+	case <-ctx.Done():
+		return Approval{}, ctx.Err()
+	}
+}
+
+// recordTrail keeps the pipeline's audit records.
+type recordTrail struct {
+	mu   sync.Mutex
+	recs []string
+}
+
+func (r *recordTrail) Record(c *session.Call, d session.Decision, o *session.Outcome) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recs = append(r.recs, c.Name+" "+d.By+" host="+c.Host)
+	return nil
+}
+
+func governor(t *testing.T, policyYAML string, filter ToolFilter, approver Approver) (*Governor, *recordTrail) {
+	t.Helper()
+	p, err := policy.Parse([]byte(policyYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := &session.PolicyGate{Load: func() (*policy.Policy, error) { return p, nil }, NoAsk: "no one can be asked here"}
+	trail := &recordTrail{}
+	g := &Governor{
+		Pipeline: session.NewPipeline(session.Stages{Policy: filter.Policy(gate), Recorder: trail}),
+		Server:   "testserver",
+		Filter:   filter,
+		Approver: approver,
+	}
+	if approver != nil {
+		gate.AskContext = g.AskHook()
+	}
+	return g, trail
+}
+
+func start(ctx context.Context, c *Conn, line string) bool {
+	run := c.FromHost(ctx, []byte(line), nil)
+	if run == nil {
+		return false
+	}
+	go run()
+	return true
+}
+
+// TestGovernRefusesUnsent: a hidden tool's call never reaches the server,
+// and the host reads why, as a tool result or as a JSON-RPC error.
+func TestGovernRefusesUnsent(t *testing.T) {
+	for _, style := range []RefuseStyle{RefuseToolResult, RefuseJSONRPC} {
+		t.Run(string(style), func(t *testing.T) {
+			g, trail := governor(t, `"*": {sensitivity: low}`, ToolFilter{Deny: []string{"drop_*"}}, nil)
+			g.RefuseAs = style
+			w := newWire()
+			c := g.Conn(w)
+			ctx := context.Background()
+			if start(ctx, c, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"host","version":"1"}}}`) {
+				t.Fatal("initialize was taken for governing")
+			}
+			if !start(ctx, c, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"drop_table","arguments":{}}}`) {
+				t.Fatal("a tools/call was not governed")
+			}
+			got := <-w.host
+			want := `refused by policy: drop_table: the proxy hides this tool (--deny \"drop_*\")`
+			if !strings.Contains(got, want) || !strings.Contains(got, `"id":2`) {
+				t.Fatalf("the host got %s; want the refusal %s", got, want)
+			}
+			if style == RefuseJSONRPC && !strings.Contains(got, `"code":-32003`) {
+				t.Errorf("the host got %s; want a JSON-RPC error", got)
+			}
+			if style == RefuseToolResult && (!strings.Contains(got, `"isError":true`) || strings.Contains(got, "resultType")) {
+				t.Errorf("the host got %s; want a legacy tool result with isError", got)
+			}
+			select {
+			case l := <-w.server:
+				t.Fatalf("the server got %s", l)
+			default:
+			}
+			if len(trail.recs) != 1 || trail.recs[0] != "drop_table refused: filter host=host 1" {
+				t.Errorf("audit records %q", trail.recs)
+			}
+		})
+	}
+}
+
+// TestGovernHeldCallBlocksNothing: a call held for approval leaves the
+// other calls free; once approved it goes to the server, and its answer
+// to the host.
+func TestGovernHeldCallBlocksNothing(t *testing.T) {
+	a := &heldApprover{asked: make(chan string, 1), answers: make(chan Approval, 1)}
+	g, trail := governor(t, "slow: {requires_approval: true}\n\"*\": {sensitivity: low}\n", ToolFilter{}, a)
+	w := newWire()
+	c := g.Conn(w)
+	ctx := context.Background()
+	start(ctx, c, `{"jsonrpc":"2.0","id":"h","method":"tools/call","params":{"name":"slow"}}`)
+	if name := <-a.asked; name != "slow" {
+		t.Fatalf("asked about %q", name)
+	}
+	start(ctx, c, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fast","arguments":{"x":1}}}`)
+	if got := <-w.server; !strings.Contains(got, `"id":3`) {
+		t.Fatalf("the server got %s first; want the free call", got)
+	}
+	answer := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"ok"}]}}`
+	if !c.FromServer([]byte(answer)) {
+		t.Fatal("the answer of a governed call was not taken")
+	}
+	if got := <-w.host; got != answer {
+		t.Fatalf("the host got %s; want the server's answer as it came", got)
+	}
+	a.answers <- Approval{Approved: true, By: "tester"}
+	if got := <-w.server; !strings.Contains(got, `"id":"h"`) {
+		t.Fatalf("the server got %s; want the approved call", got)
+	}
+	c.FromServer([]byte(`{"jsonrpc":"2.0","id":"h","result":{"content":[]}}`))
+	<-w.host
+	trail.mu.Lock()
+	defer trail.mu.Unlock()
+	if len(trail.recs) != 2 || trail.recs[1] != "slow approved by tester host=" {
+		t.Errorf("audit records %q", trail.recs)
+	}
+}
+
+// TestGovernDeclined: a call a person declines is answered with the
+// reason, in the 2026-07-28 era's result shape when the host sent no
+// initialize.
+func TestGovernDeclined(t *testing.T) {
+	a := &heldApprover{asked: make(chan string, 1), answers: make(chan Approval, 1)}
+	g, _ := governor(t, "database_query: {requires_approval: true}\n", ToolFilter{}, a)
+	w := newWire()
+	c := g.Conn(w)
+	a.answers <- Approval{Approved: false}
+	start(context.Background(), c, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"database_query"}}`)
+	got := <-w.host
+	var m struct {
+		Result struct {
+			Content    []struct{ Text string }
+			IsError    bool
+			ResultType string
+		}
+	}
+	if err := json.Unmarshal([]byte(got), &m); err != nil {
+		t.Fatal(err)
+	}
+	want := "refused by policy: database_query: it needs approval, and it was declined"
+	if len(m.Result.Content) != 1 || m.Result.Content[0].Text != want || !m.Result.IsError || m.Result.ResultType != "complete" {
+		t.Errorf("the host got %s; want %q as a complete tool error", got, want)
+	}
+}
+
+// TestGovernToolsList: the server's tools/list answer loses the hidden
+// tools on its way to the host, and the governor keeps the listing.
+func TestGovernToolsList(t *testing.T) {
+	g, _ := governor(t, `"*": {sensitivity: low}`, ToolFilter{Allow: []string{"read_*"}}, nil)
+	w := newWire()
+	c := g.Conn(w)
+	if start(context.Background(), c, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`) {
+		t.Fatal("tools/list was taken for governing")
+	}
+	if c.FromServer([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`)) {
+		t.Fatal("a notification was taken")
+	}
+	list := `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"read_file","inputSchema":{"type":"object"}},{"name":"delete_file","annotations":{"destructiveHint":true},"inputSchema":{"type":"object"}}]}}`
+	if !c.FromServer([]byte(list)) {
+		t.Fatal("the tools/list answer was relayed unfiltered")
+	}
+	got := <-w.host
+	if !strings.Contains(got, "read_file") || strings.Contains(got, "delete_file") || !strings.Contains(got, `"id":7`) {
+		t.Errorf("the host got %s; want read_file alone", got)
+	}
+	if tool := c.Tool("delete_file"); tool == nil || tool.Annotations == nil || tool.Annotations.DestructiveHint == nil {
+		t.Errorf("the tool book lost delete_file's annotations: %+v", tool)
+	}
+}
