@@ -120,7 +120,13 @@ func commandUsage(c *cobra.Command, width int) string {
 		b.WriteString("\nShared flags, explained in full by mcpctl help TOPIC:\n")
 		for _, t := range sharedTopics() {
 			if fl := shared[t]; len(fl) > 0 {
-				b.WriteString(wrapListLines("  "+fmt.Sprintf("%-12s", t), topicFlagNames(t, fl), width, sharedLines))
+				lines := sharedLines
+				if t == topicGovern {
+					// The proxy's help is full: its governance flags are
+					// named in one line, the topic lists them all.
+					lines = 1
+				}
+				b.WriteString(wrapListLines("  "+fmt.Sprintf("%-12s", t), topicFlagNames(t, fl), width, lines))
 			}
 		}
 	}
