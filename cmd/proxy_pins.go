@@ -54,7 +54,7 @@ STATE is pinned, changed (shown otherwise than pinned, not accepted) or
 missing (left out of the server's last listing; the pin stays). SERVER is
 the server as proxy ls shows it (its command line or URL) or its KEY.`,
 		Example: `  mcpctl proxy pins
-  mcpctl proxy pins 'npx -y @modelcontextprotocol/server-everything'
+  mcpctl proxy pins 'npx -y @modelcontextprotocol/server-everything'  # needs: a server the proxy has seen
   mcpctl proxy pins -o json --jq '.[].tools[] | select(.state == "changed") | .name'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -153,8 +153,8 @@ The server need not be running: the changed definition was kept when the
 proxy saw it. SERVER is the server as mcpctl proxy pins shows it (its
 command line or URL) or its KEY.`,
 		Example: `  mcpctl proxy pins
-  mcpctl proxy accept 'npx -y @modelcontextprotocol/server-everything' echo
-  mcpctl proxy accept 3f9a2c1b7d04 echo`,
+  mcpctl proxy accept 'npx -y @modelcontextprotocol/server-everything' echo  # needs: a tool the proxy saw change
+  mcpctl proxy accept 44fbe50c2094 echo  # needs: a tool the proxy saw change`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Server, opts.Tool = args[0], args[1]
