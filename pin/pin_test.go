@@ -255,3 +255,24 @@ func TestDiffShowsHiddenCharacters(t *testing.T) {
 		t.Errorf("Diff of equal definitions = %q", got)
 	}
 }
+
+// FuzzCanonical: the canonical form of a canonical form is itself, so a
+// pin read back from its file compares equal to the definition it pinned.
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []string{echo, add, echoRug, `{"name":"x","inputSchema":{"b":1e3,"a":"\u00e9"}}`, `{"name":"x","title":"\udb40\udc49"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := Canonical(json.RawMessage(s))
+		if err != nil {
+			return
+		}
+		again, err := Canonical(d.JSON)
+		if err != nil {
+			t.Fatalf("Canonical of the canonical form %s: %v", d.JSON, err)
+		}
+		if again.SHA256 != d.SHA256 || again.Name != d.Name {
+			t.Errorf("canonical form of %s is %s, not itself", d.JSON, again.JSON)
+		}
+	})
+}

@@ -18,6 +18,7 @@ targets=(
   "./client FuzzParseEnvelope"
   "./config FuzzExpand"
   "./lint FuzzParamHeadersAgreeWithClient"
+  "./pin FuzzCanonical"
   "./render FuzzJSON"
   "./render FuzzSanitize"
   "./render FuzzWriteJSONString"
@@ -25,6 +26,7 @@ targets=(
   "./signing FuzzJCSMatchesReference"
   "./signing FuzzPython"
   "./signing FuzzSignatureTimestamp"
+  "./textguard FuzzSafe"
   "./transport FuzzSSEParse"
   "./transport FuzzStdioLines"
 )

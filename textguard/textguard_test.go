@@ -3,6 +3,7 @@ package textguard
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -164,4 +165,25 @@ func TestSafe(t *testing.T) {
 			t.Errorf("Safe is not stable on its own output %q: %q", tt.want, got)
 		}
 	}
+}
+
+// FuzzSafe holds Safe to its promise: nothing it returns is hidden, and
+// it changes only text that holds something hidden or is not UTF-8.
+func FuzzSafe(f *testing.F) {
+	for _, s := range []string{"plain", "a\x1b[2J", "\ufeffx", "x\ufeff", tags("hi"), "\u202e", "bad\xff", "\u009b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		safe := Safe(s)
+		if got := Text("", safe); len(got) > 0 {
+			t.Errorf("Safe(%q) = %q still holds %v", s, safe, got)
+		}
+		if !utf8.ValidString(safe) {
+			t.Errorf("Safe(%q) = %q is not UTF-8", s, safe)
+		}
+		found := len(Text("", s)) > 0 || !utf8.ValidString(s) || strings.HasPrefix(s, "\ufeff")
+		if (safe != s) != found {
+			t.Errorf("Safe(%q) = %q, with findings %v", s, safe, Text("", s))
+		}
+	})
 }
