@@ -22,6 +22,7 @@ targets=(
   "./client FuzzParseEnvelope"
   "./config FuzzExpand"
   "./lint FuzzParamHeadersAgreeWithClient"
+  "./pin FuzzCanonical"
   "./render FuzzJSON"
   "./render FuzzSanitize"
   "./render FuzzWriteJSONString"
@@ -29,6 +30,7 @@ targets=(
   "./signing FuzzJCSMatchesReference"
   "./signing FuzzPython"
   "./signing FuzzSignatureTimestamp"
+  "./textguard FuzzSafe"
   "./transport FuzzSSEParse"
   "./transport FuzzStdioLines"
 )
