@@ -98,7 +98,7 @@ mcpctl check, mcpctl export, mcpctl mock. Guide: docs/proxy.md.`,
 	})
 	addProxyBridgeFlags(cmd, opts)
 	addProxyHTTPFlags(cmd, opts)
-	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f))
+	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f), newCmdProxyApprovals(f), newCmdProxyApprove(f), newCmdProxyDeny(f))
 	return cmd
 }
 
