@@ -59,7 +59,7 @@ call has waited. A call no one decides is denied after the proxy's
 --approval-timeout.`,
 		Example: `  mcpctl proxy approvals
   mcpctl proxy approvals -o json --jq '.[].id'
-  mcpctl proxy approve a3f9c2`,
+  mcpctl proxy approve a3f9c2  # needs: a call a proxy holds`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Output.validate(); err != nil {
@@ -154,7 +154,7 @@ func newCmdProxyApprove(f *Factory) *cobra.Command {
 		Short: "Release a call a proxy holds for approval",
 		Long: `Release a held call (see mcpctl proxy approvals): the proxy sends it
 on to the server, and the audit records that your OS user approved it.`,
-		Example: `  mcpctl proxy approve a3f9c2`,
+		Example: `  mcpctl proxy approve a3f9c2  # needs: a call a proxy holds`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
@@ -170,7 +170,7 @@ func newCmdProxyDeny(f *Factory) *cobra.Command {
 		Short: "Refuse a call a proxy holds for approval",
 		Long: `Refuse a held call (see mcpctl proxy approvals): it never reaches the
 server, and the host is told why; the audit records your OS user.`,
-		Example: `  mcpctl proxy deny a3f9c2 --reason "not on production"`,
+		Example: `  mcpctl proxy deny a3f9c2 --reason "not on production"  # needs: a call a proxy holds`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
