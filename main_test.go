@@ -45,6 +45,7 @@ func TestMain(m *testing.M) {
 		"rsslaunch":   func() { os.Exit(rssLaunch(os.Args[1:])) },
 		"ttyrun":      func() { os.Exit(ttyRun(os.Args[1:])) },
 		"pinobserve":  func() { os.Exit(pinObserve(os.Args[1:])) },
+		"holdcall":    func() { os.Exit(holdCall(os.Args[1:])) },
 	})
 }
 

@@ -55,13 +55,10 @@ Inspector) and a server: relay every frame byte for byte, record each in
 a session log and check it against the protocol, never slowing the
 traffic. Three shapes, one set of flags:
 
-  -- SERVER ARGS...       stdio shim: the host starts the proxy in place of
-                          the server (its env, cwd, signals, exit status)
-  --url URL               a stdio server in front of an HTTP one (as
-                          mcp-remote), with -H, --bearer and mcpctl's OAuth
-  --listen ADDR -- SERVER Streamable HTTP in front of a stdio server, one
-                          server process per HTTP session
-  --listen ADDR --url URL an HTTP reverse proxy (loopback, Origin checked)
+  -- SERVER ARGS...        stdio shim, started by the host in the server's place
+  --url URL                stdio in front of an HTTP server (as mcp-remote)
+  --listen ADDR -- SERVER  Streamable HTTP, a server process per HTTP session
+  --listen ADDR --url URL  HTTP reverse proxy (loopback, Origin checked)
 
 Logs live in the state dir: mcpctl proxy ls, mcpctl watch --session,
 mcpctl check, mcpctl export, mcpctl mock. Guide: docs/proxy.md.`,
@@ -98,7 +95,7 @@ mcpctl check, mcpctl export, mcpctl mock. Guide: docs/proxy.md.`,
 	})
 	addProxyBridgeFlags(cmd, opts)
 	addProxyHTTPFlags(cmd, opts)
-	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f), newCmdProxyPins(f), newCmdProxyAccept(f))
+	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f), newCmdProxyApprovals(f), newCmdProxyApprove(f), newCmdProxyDeny(f), newCmdProxyPins(f), newCmdProxyAccept(f))
 	return cmd
 }
 
