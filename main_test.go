@@ -44,6 +44,8 @@ func TestMain(m *testing.M) {
 		"oauthfollow": func() { os.Exit(authserver.FollowMain()) },
 		"rsslaunch":   func() { os.Exit(rssLaunch(os.Args[1:])) },
 		"ttyrun":      func() { os.Exit(ttyRun(os.Args[1:])) },
+		"pinobserve":  func() { os.Exit(pinObserve(os.Args[1:])) },
+		"holdcall":    func() { os.Exit(holdCall(os.Args[1:])) },
 	})
 }
 
@@ -184,6 +186,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("INSPECTOR", inspector)
 			env.Setenv("MCP_REMOTE", mcpRemote)
 			env.Setenv("NODE22", node22)
+			env.Setenv("ARTIFACTS", artifactsDir(repo))
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("COLUMNS", "100")
 			for k, v := range toolchain {
@@ -203,6 +206,8 @@ func TestScript(t *testing.T) {
 				return inspector != "" && everything != "", nil
 			case "python3":
 				return python3Available()
+			case "chromium":
+				return chromiumAvailable()
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -219,6 +224,7 @@ func TestScript(t *testing.T) {
 			"waitport":    cmdWaitPort,
 			"tokenfiles":  cmdTokenFiles,
 			"docexamples": cmdDocExamples,
+			"chromium":    cmdChromium,
 		},
 	})
 }

@@ -58,16 +58,12 @@ Inspector) and a server: relay every frame byte for byte, record each in
 a session log and check it against the protocol, never slowing the
 traffic. Three shapes, one set of flags:
 
-  -- SERVER ARGS...       stdio shim: the host starts the proxy in place of
-                          the server (its env, cwd, signals, exit status)
-  --url URL               a stdio server in front of an HTTP one (as
-                          mcp-remote), with -H, --bearer and mcpctl's OAuth
-  --listen ADDR -- SERVER Streamable HTTP in front of a stdio server, one
-                          server process per HTTP session
-  --listen ADDR --url URL an HTTP reverse proxy (loopback, Origin checked)
+  -- SERVER ARGS...        stdio shim, started by the host in the server's place
+  --url URL                stdio in front of an HTTP server (as mcp-remote)
+  --listen ADDR -- SERVER  Streamable HTTP, a server process per HTTP session
+  --listen ADDR --url URL  HTTP reverse proxy (loopback, Origin checked)
 
-Logs live in the state dir: mcpctl proxy ls, mcpctl watch --session,
-mcpctl check, mcpctl export, mcpctl mock. Guide: docs/proxy.md.`,
+Logs: mcpctl proxy ls, watch --session, check, export, mock; docs/proxy.md.`,
 		Example: `  # In a host's config: "command": "mcpctl", "args": ["proxy", "--", "npx", ...]
   mcpctl list -- mcpctl proxy -- npx -y @modelcontextprotocol/server-everything
   mcpctl list -- mcpctl proxy --url http://127.0.0.1:3001/mcp
@@ -106,7 +102,7 @@ mcpctl check, mcpctl export, mcpctl mock. Guide: docs/proxy.md.`,
 	addProxyBridgeFlags(cmd, opts)
 	addProxyHTTPFlags(cmd, opts)
 	addProxyGovernFlags(cmd, &opts.Govern)
-	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f))
+	cmd.AddCommand(newCmdProxyLs(f), newCmdProxyPrune(f), newCmdProxyApprovals(f), newCmdProxyApprove(f), newCmdProxyDeny(f), newCmdProxyPins(f), newCmdProxyAccept(f))
 	return cmd
 }
 

@@ -253,81 +253,85 @@ func jsonList(words []string) []byte {
 	return slices.Concat([]byte("["), bytes.Join(parts, []byte(", ")), []byte("]"))
 }
 
+// editEntries visits each server entry of data and makes the edits visit
+// returns, all at once; what visit says it did is reported unless its Done
+// is empty (an entry it passes over).
+func editEntries(data []byte, visit func(editorEntry) (WrapChange, []edit)) ([]byte, []WrapChange, error) {
+	entries, err := editorEntries(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var edits []edit
+	var changes []WrapChange
+	for _, e := range entries {
+		change, es := visit(e)
+		edits = append(edits, es...)
+		if change.Done != "" {
+			changes = append(changes, change)
+		}
+	}
+	return applyEdits(data, edits), changes, nil
+}
+
 // wrapData wraps the entries named (all when names is nil) so that each
 // stdio server runs through `exe proxy -- COMMAND ARGS...`, editing only
 // the command and args values: the rest of the file, key order and
 // unknown fields included, stays as it was.
 func wrapData(data []byte, names []string, exe string) ([]byte, []WrapChange, error) {
-	entries, err := editorEntries(data)
-	if err != nil {
-		return nil, nil, err
-	}
-	var edits []edit
-	var changes []WrapChange
-	for _, e := range entries {
-		if names != nil && !slices.Contains(names, e.Name) {
-			continue
-		}
+	return editEntries(data, func(e editorEntry) (WrapChange, []edit) {
 		switch {
+		case names != nil && !slices.Contains(names, e.Name):
+			return WrapChange{}, nil
 		case e.wrapped():
-			changes = append(changes, WrapChange{Name: e.Name, Done: "already wrapped"})
+			return WrapChange{Name: e.Name, Done: "already wrapped"}, nil
 		case e.Command == nil || e.URL:
-			changes = append(changes, WrapChange{Name: e.Name, Done: "skipped",
-				Why: "a URL server: mcpctl proxy has no stdio-to-HTTP bridge in this build, so it is left as it is"})
-		default:
-			args := append([]string{"proxy", "--", e.cmd}, e.args...)
-			edits = append(edits, edit{e.Command.ValueStart, e.Command.ValueEnd, jsonText(exe)})
-			if e.Args != nil {
-				edits = append(edits, edit{e.Args.ValueStart, e.Args.ValueEnd, jsonList(args)})
-			} else {
-				edits = append(edits, edit{e.Command.ValueEnd, e.Command.ValueEnd, slices.Concat([]byte(`, "args": `), jsonList(args))})
-			}
-			changes = append(changes, WrapChange{Name: e.Name, Done: "wrapped"})
+			return WrapChange{Name: e.Name, Done: "skipped",
+				Why: "a URL server: mcpctl proxy has no stdio-to-HTTP bridge in this build, so it is left as it is"}, nil
 		}
-	}
-	return applyEdits(data, edits), changes, nil
+		args := append([]string{"proxy", "--", e.cmd}, e.args...)
+		edits := []edit{{e.Command.ValueStart, e.Command.ValueEnd, jsonText(exe)}}
+		if e.Args != nil {
+			edits = append(edits, edit{e.Args.ValueStart, e.Args.ValueEnd, jsonList(args)})
+		} else {
+			edits = append(edits, edit{e.Command.ValueEnd, e.Command.ValueEnd, slices.Concat([]byte(`, "args": `), jsonList(args))})
+		}
+		return WrapChange{Name: e.Name, Done: "wrapped"}, edits
+	})
 }
 
 // unwrapData edits every wrapped entry back to the server it wraps.
 func unwrapData(data []byte) ([]byte, []WrapChange, error) {
-	entries, err := editorEntries(data)
-	if err != nil {
-		return nil, nil, err
-	}
-	var edits []edit
-	var changes []WrapChange
-	for _, e := range entries {
+	return editEntries(data, func(e editorEntry) (WrapChange, []edit) {
 		if !e.wrapped() {
-			continue
+			return WrapChange{}, nil
 		}
 		dash := slices.Index(e.args, "--")
 		if dash < 0 || dash+1 >= len(e.args) {
-			changes = append(changes, WrapChange{Name: e.Name, Done: "skipped", Why: "its mcpctl proxy arguments name no server after --"})
-			continue
+			return WrapChange{Name: e.Name, Done: "skipped", Why: "its mcpctl proxy arguments name no server after --"}, nil
 		}
 		rest := e.args[dash+2:]
 		if rest == nil {
 			rest = []string{}
 		}
-		edits = append(edits, edit{e.Command.ValueStart, e.Command.ValueEnd, jsonText(e.args[dash+1])},
-			edit{e.Args.ValueStart, e.Args.ValueEnd, jsonList(rest)})
-		changes = append(changes, WrapChange{Name: e.Name, Done: "unwrapped"})
-	}
-	return applyEdits(data, edits), changes, nil
+		return WrapChange{Name: e.Name, Done: "unwrapped"}, []edit{
+			{e.Command.ValueStart, e.Command.ValueEnd, jsonText(e.args[dash+1])},
+			{e.Args.ValueStart, e.Args.ValueEnd, jsonList(rest)},
+		}
+	})
 }
 
 // wrappedNames are the entries of data that run through mcpctl proxy, and
 // the mcpctl they run.
 func wrappedNames(data []byte) (names []string, exe string, err error) {
-	entries, err := editorEntries(data)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, e := range entries {
+	_, _, err = editEntries(data, func(e editorEntry) (WrapChange, []edit) {
 		if e.wrapped() {
 			names = append(names, e.Name)
 			exe = e.cmd
 		}
+		return WrapChange{}, nil
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	return names, exe, nil
 }

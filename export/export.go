@@ -61,20 +61,9 @@ func (c *collector) Frame(f proxy.Frame) {
 	if f.Truncated() {
 		return
 	}
-	data := bytes.TrimSpace(f.Data)
-	if len(data) == 0 {
-		return
+	for m := range proxy.Messages(f.Data) {
+		c.message(f.Dir, m)
 	}
-	if data[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(data, &batch) == nil {
-			for _, m := range batch {
-				c.message(f.Dir, m)
-			}
-			return
-		}
-	}
-	c.message(f.Dir, data)
 }
 
 func (c *collector) Event(e proxy.Event) { c.checks.Event(e) }

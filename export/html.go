@@ -28,7 +28,8 @@ type pageData struct {
 // HTML writes the session as one self-contained page: inline style and
 // script, no network access (its Content-Security-Policy allows none), the
 // calls with method, tool, latency and status, the flags, a search box
-// that filters the calls, and each call's request and response as
+// that filters the calls (its words can be given in the address as
+// "#q=words"), and each call's request and response as
 // collapsible pretty JSON. The session is embedded as JSON in a
 // <script type="application/json"> element.
 func HTML(w io.Writer, s *Session, info Info) error {

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -122,20 +121,9 @@ func (c *Checks) Frame(f Frame) {
 		// Too large to keep whole: relayed, but checked no further.
 		return
 	}
-	data := bytes.TrimSpace(f.Data)
-	if len(data) == 0 {
-		return
+	for m := range Messages(f.Data) {
+		c.message(f, m)
 	}
-	if data[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(data, &batch) == nil {
-			for _, m := range batch {
-				c.message(f, m)
-			}
-			return
-		}
-	}
-	c.message(f, data)
 }
 
 // message checks one JSON-RPC message of frame f.

@@ -6,9 +6,13 @@
 #
 #   bash scripts/fuzz.sh              # every target, 5s each
 #   FUZZTIME=60s bash scripts/fuzz.sh FuzzPython
+#   FUZZ_PARALLEL=1 bash scripts/fuzz.sh  # one worker per target
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-5s}
+# Workers per target: 2 by default, the machines this runs on have two
+# cores; scripts/test.sh gives 1, as it runs the targets beside other tests.
+parallel=${FUZZ_PARALLEL:-2}
 only=${1:-}
 
 # The targets, as package and function; a test in scripts_test keeps this
@@ -18,6 +22,7 @@ targets=(
   "./client FuzzParseEnvelope"
   "./config FuzzExpand"
   "./lint FuzzParamHeadersAgreeWithClient"
+  "./pin FuzzCanonical"
   "./render FuzzJSON"
   "./render FuzzSanitize"
   "./render FuzzWriteJSONString"
@@ -25,6 +30,7 @@ targets=(
   "./signing FuzzJCSMatchesReference"
   "./signing FuzzPython"
   "./signing FuzzSignatureTimestamp"
+  "./textguard FuzzSafe"
   "./transport FuzzSSEParse"
   "./transport FuzzStdioLines"
 )
@@ -36,8 +42,7 @@ for t in "${targets[@]}"; do
   echo "fuzz: $fn ($pkg) for $fuzztime" >&2
   log=$(mktemp)
   for attempt in 1 2 3; do
-    # -parallel 2: the machines this runs on have two cores.
-    if go test -run='^$' -fuzz="^${fn}\$" -fuzztime="$fuzztime" -parallel 2 "$pkg" >"$log" 2>&1; then
+    if go test -run='^$' -fuzz="^${fn}\$" -fuzztime="$fuzztime" -parallel "$parallel" "$pkg" >"$log" 2>&1; then
       break
     fi
     # A real finding always writes its input; the engine also fails now and

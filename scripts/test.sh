@@ -4,8 +4,8 @@
 # tier of every package with -race, the end-to-end tier (interop with the
 # npm reference server, scaffold toolchains, the documentation's examples,
 # large results, the memory tests) without it, the official conformance
-# scenarios beside them, every fuzz target, and the release check beside
-# the last two. `go test ./...` alone is the quick tier.
+# scenarios beside them, and every fuzz target and the release check beside
+# the end-to-end tier. `go test ./...` alone is the quick tier.
 #
 # Each phase prints its wall time on stderr ("test.sh: ... took Ns"), so a
 # slow run shows which phase grew.
@@ -22,7 +22,12 @@ phase() {
 }
 
 start=$(date +%s)
-bash scripts/install-tools.sh
+# The Node tools install (mostly waiting on the npm registry) beside the Go
+# modules' download and vet (mostly CPU); both are needed before the tests.
+tools_log=$(mktemp)
+bash scripts/install-tools.sh >"$tools_log" 2>&1 &
+tools_pid=$!
+trap 'kill "$tools_pid" 2>/dev/null || true; rm -f "$tools_log"' EXIT
 go mod download
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
@@ -32,6 +37,14 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
+tools_status=0
+wait "$tools_pid" || tools_status=$?
+cat "$tools_log" >&2
+rm -f "$tools_log"
+if [ "$tools_status" -ne 0 ]; then
+  echo "test.sh: scripts/install-tools.sh exited $tools_status" >&2
+  exit 1
+fi
 phase "tools, gofmt and vet" "$start"
 
 # The conformance scenarios run beside the race run, one at a time: the
@@ -71,6 +84,16 @@ RELEASE_BUILDER=${RELEASE_BUILDER:-go} bash scripts/release-check.sh >"$release_
 release_pid=$!
 trap 'kill "$conformance_pid" "$release_pid" 2>/dev/null || true; rm -f "$conformance_log" "$release_log"' EXIT
 
+# Every fuzz target for a few seconds (the parsers of untrusted input),
+# beside the end-to-end tier: each target runs for a fixed time whatever
+# the load, and the tier's scripts mostly wait on the processes they
+# start. One worker each (FUZZ_PARALLEL), so the tier keeps a core.
+fuzz_log=$(mktemp)
+FUZZTIME=${FUZZTIME:-5s} FUZZ_PARALLEL=${FUZZ_PARALLEL:-1} bash scripts/fuzz.sh >"$fuzz_log" 2>&1 &
+fuzz_pid=$!
+fuzz_start=$(date +%s)
+trap 'kill "$conformance_pid" "$release_pid" "$fuzz_pid" 2>/dev/null || true; rm -f "$conformance_log" "$release_log" "$fuzz_log"' EXIT
+
 # The end-to-end tier: the scripts that have end-to-end parts (interop
 # with the npm reference server, scaffold toolchains, the documentation's
 # examples, large results) and the memory tests, which need a binary
@@ -90,10 +113,14 @@ if [ "$race_status" -ne 0 ] || [ "$e2e_status" -ne 0 ] || [ "$conformance_status
   exit 1
 fi
 
-# Every fuzz target for a few seconds: the parsers of untrusted input.
-t=$(date +%s)
-FUZZTIME=${FUZZTIME:-5s} bash scripts/fuzz.sh
-phase "fuzz" "$t"
+fuzz_status=0
+wait "$fuzz_pid" || fuzz_status=$?
+cat "$fuzz_log" >&2
+phase "fuzz (beside the end-to-end tier)" "$fuzz_start"
+if [ "$fuzz_status" -ne 0 ]; then
+  echo "test.sh: scripts/fuzz.sh exited $fuzz_status" >&2
+  exit 1
+fi
 
 t=$(date +%s)
 release_status=0

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/itchyny/gojq"
+	"github.com/mcpctl/mcpctl/internal/linediff"
 )
 
 // snapshotDir is the folder, next to a test file, that holds its golden
@@ -46,7 +47,7 @@ func (r *fileRun) check(t *Test, out *outcome, first bool) []string {
 	}
 	if e.Text != nil {
 		if want := r.expand(*e.Text); out.text != want {
-			add("text: not as expected\n%s", indent(unified("expected", want, "actual", out.text)))
+			add("text: not as expected\n%s", indent(linediff.Unified("expected", want, "actual", out.text)))
 		}
 	}
 	if e.Contains != "" {
@@ -290,7 +291,7 @@ func (r *fileRun) checkSnapshot(t *Test, raw []byte) string {
 		return fmt.Sprintf("snapshot: %v", err)
 	}
 	if !bytes.Equal(want, got) {
-		return fmt.Sprintf("snapshot: the result differs from %s (mcpctl test --update rewrites it)\n%s", p, indent(unified("expected", string(want), "actual", string(got))))
+		return fmt.Sprintf("snapshot: the result differs from %s (mcpctl test --update rewrites it)\n%s", p, indent(linediff.Unified("expected", string(want), "actual", string(got))))
 	}
 	return ""
 }

@@ -102,14 +102,6 @@ func TestPercentile(t *testing.T) {
 	}
 }
 
-func TestUnified(t *testing.T) {
-	got := unified("expected", "a\nb", "actual", "a\nc")
-	want := "--- expected\n+++ actual\n@@ -1,2 +1,2 @@\n a\n-b\n+c"
-	if got != want {
-		t.Fatalf("unified:\n%s\nwant:\n%s", got, want)
-	}
-}
-
 func TestCheckJQ(t *testing.T) {
 	raw := []byte(`{"structuredContent":{"sum":5}}`)
 	for _, tt := range []struct{ expr, want string }{

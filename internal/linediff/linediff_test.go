@@ -1,4 +1,4 @@
-package testrun
+package linediff
 
 import (
 	"fmt"
@@ -47,7 +47,7 @@ func TestUnifiedHunks(t *testing.T) {
 			"--- old\n+++ new\n@@ -1,10 +1,10 @@\n 1\n-2\n+B\n 3\n 4\n 5\n 6\n 7\n-8\n+H\n 9\n 10",
 		},
 	} {
-		if got := unified("old", tt.old, "new", tt.new); got != tt.want {
+		if got := Unified("old", tt.old, "new", tt.new); got != tt.want {
 			t.Errorf("%s: unified =\n%s\nwant:\n%s", tt.name, got, tt.want)
 		}
 	}

@@ -1,4 +1,7 @@
-package testrun
+// Package linediff writes unified line diffs (Myers' algorithm, three
+// lines of context), for the people who review a change: a test's
+// expected and actual text, a pinned tool definition and its new one.
+package linediff
 
 import (
 	"fmt"
@@ -15,10 +18,10 @@ const diffContext = 3
 // failure message.
 const maxDiffEdits = 1000
 
-// unified is a unified diff of two texts, each ending in a newline: a
+// Unified is a unified diff of two texts, each ending in a newline: a
 // "---"/"+++" header, then hunks of changed lines with up to three
 // unchanged lines around them. It is empty when the texts' lines are equal.
-func unified(oldName, old, newName, new string) string {
+func Unified(oldName, old, newName, new string) string {
 	edits := diffLines(splitLines(old), splitLines(new))
 	var b strings.Builder
 	for _, h := range hunks(edits) {
