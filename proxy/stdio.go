@@ -43,6 +43,10 @@ type Stdio struct {
 	// gone (its stdin closed) or once it exited and left processes holding
 	// its stdout, before SIGTERM; zero means 2 s.
 	Grace time.Duration
+
+	// plainPipes makes the shim relay through the ends' own os.File, never
+	// pipeio, so a benchmark can compare the two.
+	plainPipes bool
 }
 
 // StartError is the shim's failure to start the server.
@@ -107,14 +111,16 @@ func (s *Stdio) Run() (int, error) {
 		cmd.Wait()
 		close(exited)
 	}()
+	ends := s.ends(stdinW, stdoutR)
+	defer ends.release()
 	hostDone := make(chan error, 1)
 	go func() {
-		err := relay(stdinW, s.In, HostToServer, s.Tap)
+		err := relay(ends.toServer, ends.in, HostToServer, s.Tap)
 		stdinW.Close()
 		hostDone <- err
 	}()
 	outDone := make(chan error, 1)
-	go func() { outDone <- relay(s.Out, stdoutR, ServerToHost, s.Tap) }()
+	go func() { outDone <- relay(ends.out, ends.fromServer, ServerToHost, s.Tap) }()
 
 	var (
 		outEnded  bool
