@@ -17,8 +17,11 @@ import (
 // opened as a new os.File, which the poller then takes. release closes the
 // duplicate, which also ends a read still waiting on it, and puts the
 // description back in blocking mode if it was, for whoever shares it once
-// the proxy is gone.
-func hostPipe(f *os.File) (p *pipeio.File, release func()) {
+// the proxy is gone. An end on the same pipe as stderr (a host that sent
+// both to one pipe) is left alone: the server writes its stderr there
+// itself, and a server that does not expect a non-blocking stderr could
+// lose lines to EAGAIN.
+func hostPipe(f, stderr *os.File) (p *pipeio.File, release func()) {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return nil, nil
@@ -29,7 +32,7 @@ func hostPipe(f *os.File) (p *pipeio.File, release func()) {
 	)
 	if err := rc.Control(func(fd uintptr) {
 		var st syscall.Stat_t
-		if syscall.Fstat(int(fd), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		if syscall.Fstat(int(fd), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO || samePipe(stderr, &st) {
 			return
 		}
 		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
@@ -68,4 +71,21 @@ func hostPipe(f *os.File) (p *pipeio.File, release func()) {
 		return nil, nil
 	}
 	return p, restore
+}
+
+// samePipe reports whether f is an end of the pipe st describes.
+func samePipe(f *os.File, st *syscall.Stat_t) bool {
+	if f == nil {
+		return false
+	}
+	var other syscall.Stat_t
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	same := false
+	rc.Control(func(fd uintptr) {
+		same = syscall.Fstat(int(fd), &other) == nil && other.Dev == st.Dev && other.Ino == st.Ino
+	})
+	return same
 }

@@ -99,6 +99,16 @@ func TestShimEnds(t *testing.T) {
 		t.Error("release left the host's ends non-blocking")
 	}
 
+	// A host that sends the proxy's stdout and stderr to one pipe: the
+	// server writes its stderr there itself, so the pipe stays blocking.
+	s = &Stdio{In: inR, Out: outW, Stderr: outW}
+	e = s.ends(srvW, srvR)
+	_, outRaw = e.out.(*pipeio.File)
+	e.release()
+	if outRaw || nonblocking(t, outW) {
+		t.Error("stdout shared with stderr was made non-blocking")
+	}
+
 	file, err := os.CreateTemp(t.TempDir(), "in")
 	if err != nil {
 		t.Fatal(err)
