@@ -47,6 +47,10 @@ type Stdio struct {
 	// gone (its stdin closed) or once it exited and left processes holding
 	// its stdout, before SIGTERM; zero means 2 s.
 	Grace time.Duration
+
+	// plainPipes makes the shim relay through the ends' own os.File, never
+	// pipeio, so a benchmark can compare the two.
+	plainPipes bool
 }
 
 // StartError is the shim's failure to start the server.
@@ -111,26 +115,28 @@ func (s *Stdio) Run() (int, error) {
 		cmd.Wait()
 		close(exited)
 	}()
+	ends := s.ends(stdinW, stdoutR)
+	defer ends.release()
 	hostDone := make(chan error, 1)
 	outDone := make(chan error, 1)
 	if s.Govern == nil {
 		go func() {
-			err := relay(stdinW, s.In, HostToServer, s.Tap)
+			err := relay(ends.toServer, ends.in, HostToServer, s.Tap)
 			stdinW.Close()
 			hostDone <- err
 		}()
-		go func() { outDone <- relay(s.Out, stdoutR, ServerToHost, s.Tap) }()
+		go func() { outDone <- relay(ends.out, ends.fromServer, ServerToHost, s.Tap) }()
 	} else {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel() // held calls end with the session
-		server, host := &lineWriter{w: stdinW}, &lineWriter{w: s.Out}
+		server, host := &lineWriter{w: ends.toServer}, &lineWriter{w: ends.out}
 		conn := s.Govern.Conn(stdioOutbox{server: server, host: host})
 		go func() {
-			err := relayHostGoverned(ctx, conn, server, s.In, s.Tap)
+			err := relayHostGoverned(ctx, conn, server, ends.in, s.Tap)
 			stdinW.Close()
 			hostDone <- err
 		}()
-		go func() { outDone <- relayServerGoverned(conn, host, stdoutR, s.Tap) }()
+		go func() { outDone <- relayServerGoverned(conn, host, ends.fromServer, s.Tap) }()
 	}
 
 	var (

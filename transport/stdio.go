@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mcpctl/mcpctl/internal/pipeio"
 )
 
 // DefaultGrace is the grace period [Command] uses when Grace is zero: long
@@ -141,7 +143,7 @@ type Command struct {
 	Grace time.Duration
 
 	// plainPipes makes the connection read and write its pipes through
-	// os.File alone, never pipeIO, so a benchmark can compare the two.
+	// os.File alone, never pipeio, so a benchmark can compare the two.
 	plainPipes bool
 }
 
@@ -243,10 +245,10 @@ func (c *Command) Connect(ctx context.Context) (Connection, error) {
 		stderrDone: make(chan struct{}),
 	}
 	conn.in, conn.out = stdinW, stdoutR
-	if p := newPipeIO(stdinW); p != nil && !c.plainPipes {
+	if p := pipeio.New(stdinW); p != nil && !c.plainPipes {
 		conn.in = p
 	}
-	if p := newPipeIO(stdoutR); p != nil && !c.plainPipes {
+	if p := pipeio.New(stdoutR); p != nil && !c.plainPipes {
 		conn.out = p
 	}
 	if conn.errOut == nil {
@@ -308,8 +310,8 @@ type stdioConn struct {
 	cmd    *exec.Cmd
 	stdin  *os.File  // write end of the child's stdin
 	stdout *os.File  // read end of the child's stdout
-	in     io.Writer // writes stdin: a pipeIO if it can, else stdin
-	out    io.Reader // reads stdout: a pipeIO if it can, else stdout
+	in     io.Writer // writes stdin: a pipeio.File if it can, else stdin
+	out    io.Reader // reads stdout: a pipeio.File if it can, else stdout
 	stderr *os.File  // read end of the child's stderr
 	errOut io.Writer
 	report func(Violation)

@@ -15,7 +15,7 @@ import (
 // real child process's pipes, the way a sequential batch makes its calls:
 // write one line, wait for the answer. The child echoes each line back.
 //
-// raw reads and writes the pipes with pipeIO (raw calls on the poller's
+// raw reads and writes the pipes with pipeio (raw calls on the poller's
 // readiness), osfile through os.File alone. paired runs both side by side,
 // alternating short blocks of round trips, so that the machine's changing
 // load hits both alike; its raw/osfile metric is the median of the blocks'

@@ -1,4 +1,4 @@
-package transport
+package pipeio
 
 import (
 	"bytes"
@@ -10,27 +10,27 @@ import (
 	"time"
 )
 
-// pipePair returns both ends of a new pipe, wrapped as pipeIO, closed when
+// pipePair returns both ends of a new pipe, wrapped as Files, closed when
 // the test ends.
-func pipePair(t *testing.T) (r, w *os.File, pr, pw *pipeIO) {
+func pipePair(t *testing.T) (r, w *os.File, pr, pw *File) {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close(); w.Close() })
-	pr, pw = newPipeIO(r), newPipeIO(w)
+	pr, pw = New(r), New(w)
 	if pr == nil || pw == nil {
-		t.Fatal("newPipeIO refused the ends of an os.Pipe")
+		t.Fatal("New refused the ends of an os.Pipe")
 	}
 	return r, w, pr, pw
 }
 
-func TestPipeIORoundTrip(t *testing.T) {
+func TestRoundTrip(t *testing.T) {
 	_, w, pr, pw := pipePair(t)
 	// Four pipes' worth, so the writer waits on a full pipe many times and
 	// the reader on an empty one.
-	want := make([]byte, 4*lineBufSize+123)
+	want := make([]byte, 4*pipeSize+123)
 	for i := range want {
 		want[i] = byte(i * 7)
 	}
@@ -59,21 +59,21 @@ func TestPipeIORoundTrip(t *testing.T) {
 	}
 }
 
-func TestPipeIOWriteDeadline(t *testing.T) {
+func TestWriteDeadline(t *testing.T) {
 	_, w, _, pw := pipePair(t)
 	// Nobody reads: the write fills the pipe, then waits until the
 	// deadline, and reports how much went in.
 	w.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
-	n, err := pw.Write(make([]byte, 4*lineBufSize))
+	n, err := pw.Write(make([]byte, 4*pipeSize))
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Write on a full pipe = %v, want os.ErrDeadlineExceeded", err)
 	}
-	if n <= 0 || n >= 4*lineBufSize {
+	if n <= 0 || n >= 4*pipeSize {
 		t.Fatalf("Write wrote %d bytes, want part of them (a pipe's capacity)", n)
 	}
 }
 
-func TestPipeIOCloseUnblocksRead(t *testing.T) {
+func TestCloseUnblocksRead(t *testing.T) {
 	r, _, pr, _ := pipePair(t)
 	done := make(chan error, 1)
 	go func() {
@@ -92,7 +92,7 @@ func TestPipeIOCloseUnblocksRead(t *testing.T) {
 	}
 }
 
-func TestPipeIOBrokenPipe(t *testing.T) {
+func TestBrokenPipe(t *testing.T) {
 	r, _, _, pw := pipePair(t)
 	r.Close()
 	if _, err := pw.Write([]byte("x")); !errors.Is(err, syscall.EPIPE) {
@@ -100,15 +100,15 @@ func TestPipeIOBrokenPipe(t *testing.T) {
 	}
 }
 
-func TestNewPipeIORefusesBlockingFiles(t *testing.T) {
+func TestNewRefusesBlockingFiles(t *testing.T) {
 	// A regular file is not in the poller.
 	f, err := os.CreateTemp(t.TempDir(), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if newPipeIO(f) != nil {
-		t.Error("newPipeIO accepted a regular file")
+	if New(f) != nil {
+		t.Error("New accepted a regular file")
 	}
 	// Nor is a pipe end that is in blocking mode: a raw read of it could
 	// block a thread the scheduler believes is running.
@@ -123,18 +123,10 @@ func TestNewPipeIORefusesBlockingFiles(t *testing.T) {
 	if err := syscall.SetNonblock(fds[0], false); err != nil {
 		t.Fatal(err)
 	}
-	if newPipeIO(r) != nil {
-		t.Error("newPipeIO accepted a blocking pipe end")
+	if New(r) != nil {
+		t.Error("New accepted a blocking pipe end")
 	}
 }
 
-// The stdio transport talks to its server through pipeIO on Linux.
-func TestCommandUsesPipeIO(t *testing.T) {
-	conn := connect(t, helper(t, "echo")).(*stdioConn)
-	if _, ok := conn.in.(*pipeIO); !ok {
-		t.Errorf("stdin is written through %T, want *pipeIO", conn.in)
-	}
-	if _, ok := conn.out.(*pipeIO); !ok {
-		t.Errorf("stdout is read through %T, want *pipeIO", conn.out)
-	}
-}
+// pipeSize is a pipe's default capacity.
+const pipeSize = 64 << 10

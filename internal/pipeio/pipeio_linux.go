@@ -1,4 +1,8 @@
-package transport
+// Package pipeio reads and writes pipes with raw system calls on the
+// runtime poller's readiness, for the stdio transport and the proxy's
+// stdio shim, which both spend their time passing small lines through
+// pipes.
+package pipeio
 
 import (
 	"errors"
@@ -8,7 +12,7 @@ import (
 	"unsafe"
 )
 
-// pipeIO reads and writes one end of a pipe the way os.File does (waiting
+// File reads and writes one end of a pipe the way os.File does (waiting
 // for readiness in the runtime's poller, honouring deadlines and Close) but
 // makes the read and write calls themselves as raw system calls.
 //
@@ -16,17 +20,18 @@ import (
 // blocking-syscall path, and leaving that path wakes the runtime's monitor
 // thread whenever the process had gone idle, which a client waiting for
 // each answer does once per request; the paired BenchmarkStdioRoundTrip
-// and docs/performance.md show what that costs. A read or write of a
-// non-blocking pipe never blocks, which is what makes the raw call safe:
-// pipeIO is only used on an end that the poller manages (O_NONBLOCK set).
-type pipeIO struct {
+// (transport), the paired BenchmarkRelay (proxy) and docs/performance.md
+// show what that costs. A read or write of a non-blocking pipe never
+// blocks, which is what makes the raw call safe: File is only used on an
+// end that the poller manages (O_NONBLOCK set).
+type File struct {
 	f  *os.File
 	rc syscall.RawConn
 }
 
-// newPipeIO returns a pipeIO for f, or nil when f is not a non-blocking
-// end the poller manages (then f's own Read and Write are the ones to use).
-func newPipeIO(f *os.File) *pipeIO {
+// New returns a File for f, or nil when f is not a non-blocking end the
+// poller manages (then f's own Read and Write are the ones to use).
+func New(f *os.File) *File {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return nil
@@ -38,12 +43,12 @@ func newPipeIO(f *os.File) *pipeIO {
 	}); err != nil || !nonblocking {
 		return nil
 	}
-	return &pipeIO{f: f, rc: rc}
+	return &File{f: f, rc: rc}
 }
 
 // Read reads at most len(b) bytes, waiting until some are there. At the
 // end of the stream it returns io.EOF.
-func (p *pipeIO) Read(b []byte) (int, error) {
+func (p *File) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
@@ -70,7 +75,7 @@ func (p *pipeIO) Read(b []byte) (int, error) {
 
 // Write writes all of b, waiting while the pipe is full, until the write
 // deadline set on the file passes or the file is closed.
-func (p *pipeIO) Write(b []byte) (int, error) {
+func (p *File) Write(b []byte) (int, error) {
 	done := 0
 	var errno syscall.Errno
 	err := p.rc.Write(func(fd uintptr) bool {
@@ -103,7 +108,7 @@ func (p *pipeIO) Write(b []byte) (int, error) {
 // poller's own "use of closed file" is not os.ErrClosed (os.File
 // translates it), so a file that refuses Stat for being closed stands for
 // it.
-func (p *pipeIO) wrap(op string, err error) error {
+func (p *File) wrap(op string, err error) error {
 	if _, isErrno := err.(syscall.Errno); !isErrno && !errors.Is(err, os.ErrDeadlineExceeded) {
 		if _, serr := p.f.Stat(); errors.Is(serr, os.ErrClosed) {
 			err = os.ErrClosed

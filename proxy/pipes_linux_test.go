@@ -1,0 +1,225 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpctl/mcpctl/internal/pipeio"
+)
+
+// inheritedPipe returns both ends of a pipe in blocking mode, opened as a
+// process's inherited stdin and stdout are (outside the runtime's poller),
+// closed when tb ends.
+func inheritedPipe(tb testing.TB) (r, w *os.File) {
+	tb.Helper()
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		tb.Fatal(err)
+	}
+	r, w = os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+	tb.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+// nonblocking reports whether f's open file description is non-blocking.
+func nonblocking(tb testing.TB, f *os.File) bool {
+	tb.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var flags uintptr
+	rc.Control(func(fd uintptr) {
+		flags, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+	})
+	return flags&syscall.O_NONBLOCK != 0
+}
+
+// TestStdioRelaysPipesExactly is TestStdioRelaysBytesExactly with the
+// host's ends as a host hands them over, blocking pipes, which the shim
+// relays with raw calls: the bytes still come back exactly, and once the
+// shim is done the ends are blocking again.
+func TestStdioRelaysPipesExactly(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"text":"` + strings.Repeat("x", 300<<10) + `"}}`
+	input := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n" +
+		`{ "jsonrpc" : "2.0", "id" : "a\u00e9", "method":"ping" }` + "\r\n" +
+		"not json at all \x00\xff\n" + big + "\n" + `{"jsonrpc":"2.0","id":10,"method":"ping"}`
+	inR, inW := inheritedPipe(t)
+	outR, outW := inheritedPipe(t)
+	go func() {
+		io.WriteString(inW, input)
+		inW.Close()
+	}()
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(outR)
+		got <- b
+	}()
+	rec := &recorder{}
+	tap := NewTap(rec, 0, 0)
+	s := &Stdio{Args: []string{"cat"}, In: inR, Out: outW, Stderr: io.Discard, Tap: tap}
+	code, err := s.Run()
+	tap.Close()
+	if err != nil || code != 0 {
+		t.Fatalf("Run = %d, %v; want 0, nil", code, err)
+	}
+	outW.Close()
+	if b := <-got; string(b) != input {
+		t.Fatalf("the host read %d bytes, not the %d it wrote, or not the same ones", len(b), len(input))
+	}
+	if n := len(rec.frames); n != 10 {
+		t.Errorf("%d frames seen, want 5 each way", n)
+	}
+	if nonblocking(t, inR) || nonblocking(t, outW) {
+		t.Error("the host's ends were left non-blocking")
+	}
+}
+
+// The shim relays pipes with pipeio and anything else through itself.
+func TestShimEnds(t *testing.T) {
+	inR, _ := inheritedPipe(t)
+	_, outW := inheritedPipe(t)
+	srvR, srvW := inheritedPipe(t)
+	s := &Stdio{In: inR, Out: outW}
+	e := s.ends(srvW, srvR)
+	_, inRaw := e.in.(*pipeio.File)
+	_, outRaw := e.out.(*pipeio.File)
+	e.release()
+	if !inRaw || !outRaw {
+		t.Errorf("host ends relayed through %T and %T, want *pipeio.File", e.in, e.out)
+	}
+	if nonblocking(t, inR) || nonblocking(t, outW) {
+		t.Error("release left the host's ends non-blocking")
+	}
+
+	// A host that sends the proxy's stdout and stderr to one pipe: the
+	// server writes its stderr there itself, so the pipe stays blocking.
+	s = &Stdio{In: inR, Out: outW, Stderr: outW}
+	e = s.ends(srvW, srvR)
+	_, outRaw = e.out.(*pipeio.File)
+	e.release()
+	if outRaw || nonblocking(t, outW) {
+		t.Error("stdout shared with stderr was made non-blocking")
+	}
+
+	file, err := os.CreateTemp(t.TempDir(), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	var buf bytes.Buffer
+	s = &Stdio{In: file, Out: &buf}
+	e = s.ends(srvW, srvR)
+	defer e.release()
+	if e.in != io.Reader(file) || e.out != io.Writer(&buf) {
+		t.Errorf("a file and a buffer relayed through %T and %T, want themselves", e.in, e.out)
+	}
+}
+
+// BenchmarkRelay measures one round trip through the shim, the way a host
+// makes sequential calls: write a line, wait for the answer. The server is
+// cat; the host's ends are blocking pipes, as a host hands them over.
+//
+// raw relays every pipe end through pipeio (raw calls on the poller's
+// readiness), osfile through the ends' own os.File. paired runs both side
+// by side, alternating short blocks of round trips, so that the machine's
+// changing load hits both alike; its raw/osfile metric is the median of
+// the blocks' ratios.
+func BenchmarkRelay(b *testing.B) {
+	b.Run("raw", func(b *testing.B) {
+		rt := startShim(b, false)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			rt()
+		}
+	})
+	b.Run("osfile", func(b *testing.B) {
+		rt := startShim(b, true)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			rt()
+		}
+	})
+	b.Run("paired", func(b *testing.B) {
+		raw, plain := startShim(b, false), startShim(b, true)
+		const block = 50
+		var rawTime, plainTime time.Duration
+		var ratios []float64
+		timeBlock := func(rt func(), n int) time.Duration {
+			start := time.Now()
+			for range n {
+				rt()
+			}
+			return time.Since(start)
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i += block {
+			n := min(block, b.N-i)
+			var r, p time.Duration
+			// The order alternates so that neither always runs second.
+			if i/block%2 == 0 {
+				r, p = timeBlock(raw, n), timeBlock(plain, n)
+			} else {
+				p, r = timeBlock(plain, n), timeBlock(raw, n)
+			}
+			rawTime += r
+			plainTime += p
+			ratios = append(ratios, float64(r)/float64(p))
+		}
+		b.StopTimer()
+		slices.Sort(ratios)
+		b.ReportMetric(0, "ns/op") // a pair of round trips; the metrics below say more
+		b.ReportMetric(float64(rawTime.Nanoseconds())/float64(b.N), "raw-ns/rt")
+		b.ReportMetric(float64(plainTime.Nanoseconds())/float64(b.N), "osfile-ns/rt")
+		b.ReportMetric(ratios[len(ratios)/2], "raw/osfile")
+	})
+}
+
+// discard is an Observer that does nothing, so that the benchmark
+// measures the relay and the tap, not the checks.
+type discard struct{}
+
+func (discard) Frame(Frame) {}
+func (discard) Event(Event) {}
+
+// startShim starts the shim in front of cat, relaying through os.File
+// alone when plain is set, and returns a function making one round trip.
+// The shim is stopped when b ends.
+func startShim(b *testing.B, plain bool) func() {
+	b.Helper()
+	inR, inW := inheritedPipe(b)
+	outR, outW := inheritedPipe(b)
+	tap := NewTap(discard{}, 0, 0)
+	s := &Stdio{Args: []string{"cat"}, In: inR, Out: outW, Stderr: io.Discard, Tap: tap, plainPipes: plain}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Run()
+		tap.Close()
+		done <- err
+	}()
+	b.Cleanup(func() {
+		inW.Close()
+		if err := <-done; err != nil {
+			b.Error(err)
+		}
+	})
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello, world"}}}` + "\n")
+	br := bufio.NewReader(outR)
+	return func() {
+		if _, err := inW.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := br.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
