@@ -37,18 +37,21 @@ func (o stdioOutbox) ToHost(msg []byte) error   { return o.host.writeMessage(msg
 
 // readWhole reads one line, its ending included, as a slice of its own;
 // at the end of src it returns the last line without an ending, if any,
-// with io.EOF.
+// with io.EOF. A line larger than the buffer is gathered in pieces and
+// joined once (see [join]), not grown by appending.
 func readWhole(br *bufio.Reader) ([]byte, error) {
 	chunk, err := br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		return append([]byte(nil), chunk...), err
 	}
-	line := append([]byte(nil), chunk...)
+	parts := [][]byte{append([]byte(nil), chunk...)}
+	n := len(chunk)
 	for errors.Is(err, bufio.ErrBufferFull) {
 		chunk, err = br.ReadSlice('\n')
-		line = append(line, chunk...)
+		parts = append(parts, append([]byte(nil), chunk...))
+		n += len(chunk)
 	}
-	return line, err
+	return join(parts, n), err
 }
 
 // tapLine sends a whole line to tap, cut to the tap's frame limit.
