@@ -230,6 +230,7 @@ func subcommands() []subcommand {
 		{"watch", func(f *Factory) *cobra.Command { return NewCmdWatch(f, nil) }},
 		{"shell", func(f *Factory) *cobra.Command { return NewCmdShell(f, nil) }},
 		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
+		{"scan", func(f *Factory) *cobra.Command { return NewCmdScan(f, nil) }},
 		{"snapshot", func(f *Factory) *cobra.Command { return NewCmdSnapshot(f, nil) }},
 		{"diff", func(f *Factory) *cobra.Command { return NewCmdDiff(f, nil) }},
 		{"mock", NewCmdMock},
