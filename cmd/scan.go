@@ -61,7 +61,7 @@ or none to always succeed).`,
 		Example: `  mcpctl scan --demo
   mcpctl scan --all -o sarif > mcp.sarif   # needs: servers in mcpctl's or an editor's config
   mcpctl scan --file .vscode/mcp.json --fail-on warning   # needs: a project with .vscode/mcp.json
-  mcpctl scan --baseline surface.json -- npx -y @modelcontextprotocol/server-everything`,
+  mcpctl scan --baseline surface.json -- npx -y @modelcontextprotocol/server-everything   # needs: a snapshot from mcpctl snapshot --file surface.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			setServerArgs(cmd, args, &opts.Server)
 			if err := opts.validate(); err != nil {
