@@ -123,6 +123,7 @@ func WriteSARIF(w io.Writer, findings []Finding, local []LocalRule, version stri
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{{Tool: sarifTool{drv}, Results: results}}})
 }
 
