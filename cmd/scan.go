@@ -31,8 +31,10 @@ type ScanOptions struct {
 	// FailOn is the lowest severity that fails the run: error, warning
 	// or none.
 	FailOn string
-	// NoProbe skips the Origin probe of HTTP servers.
-	NoProbe bool
+	// NoProbe skips the Origin probe of HTTP servers; AuthMetadata
+	// fetches their OAuth metadata documents.
+	NoProbe      bool
+	AuthMetadata bool
 }
 
 // NewCmdScan builds `mcpctl scan`. runF replaces the run function in tests.
@@ -52,8 +54,9 @@ as arguments, definitions changed since the proxy pinned them or since
 http beyond loopback. Rules and examples: docs/scan.md.
 
 The scan only lists tools and prompts; an HTTP server also gets one
-initialize with a foreign Origin (--no-origin-probe skips it). Local rules
-come from --rules FILE (id, severity, fields, pattern, message).
+initialize with a foreign Origin (--no-origin-probe skips it), and with
+--auth-metadata the GETs of its OAuth metadata. Local rules come from
+--rules FILE (id, severity, fields, pattern, message).
 
 -o sarif writes SARIF 2.1.0 for code scanning. The exit status is 5 when
 a finding is at least as severe as --fail-on (error by default; warning,
@@ -88,6 +91,7 @@ or none to always succeed).`,
 	cmd.Flags().StringVar(&opts.Baseline, "baseline", "", "Report tools and prompts changed since the snapshot `FILE` (mcpctl snapshot)")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "Exit 5 on a finding of this `severity` or worse: error, warning or none")
 	cmd.Flags().BoolVar(&opts.NoProbe, "no-origin-probe", false, "Do not send HTTP servers the request with a foreign Origin")
+	cmd.Flags().BoolVar(&opts.AuthMetadata, "auth-metadata", false, "Also fetch HTTP servers' OAuth metadata and check it agrees with itself")
 	return cmd
 }
 
@@ -303,6 +307,13 @@ func scanOne(ctx context.Context, f *Factory, t scanTarget, opts *ScanOptions, b
 				return nil, nil, err
 			}
 			out = append(out, more...)
+		}
+		if opts.AuthMetadata {
+			hopts, err := f.httpOptions(&o)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, scan.CheckAuthMetadata(ctx, srv, transport.NewHTTPClient(hopts.TLSConfig), o.URL)...)
 		}
 	}
 	return srv, out, nil

@@ -100,6 +100,7 @@ const (
 	BaselineDrift     = "MCP-S041"
 	OriginNotChecked  = "MCP-S050"
 	ClearText         = "MCP-S051"
+	AuthMetadata      = "MCP-S052"
 )
 
 // Rules lists the built-in rules in ID order.
@@ -162,6 +163,9 @@ func Rules() []Rule {
 		{ClearText, "clear-text-beyond-loopback", SeverityError,
 			"An HTTP server is reached without TLS at an address that is not loopback.",
 			"Tokens and tool calls travel in clear text; use https, or bind to 127.0.0.1."},
+		{AuthMetadata, "authorization-metadata-contradiction", SeverityError,
+			"With --auth-metadata: the server's OAuth metadata contradicts itself (another resource, an issuer other than the one named, no PKCE S256, scopes or DPoP the authorization servers do not offer).",
+			"Clients refuse contradictory metadata (or, worse, trust the wrong party); make the protected resource and authorization server documents agree."},
 	}
 }
 

@@ -2,7 +2,11 @@ package scan
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -213,5 +217,49 @@ func TestCheckPins(t *testing.T) {
 	}
 	if got := CheckPins(s, &pin.Server{}); len(got) != 0 {
 		t.Errorf("CheckPins without pins = %+v", got)
+	}
+}
+
+func TestCheckAuthMetadata(t *testing.T) {
+	tests := []struct {
+		name     string
+		prm, asm string // {{.}} is the server's origin
+		want     string // a substring of the one finding's message; "" for none
+	}{
+		{"consistent", `{"resource":"{{.}}/mcp","authorization_servers":["{{.}}"],"scopes_supported":["mcp"]}`,
+			`{"issuer":"{{.}}","authorization_endpoint":"{{.}}/a","token_endpoint":"{{.}}/t","code_challenge_methods_supported":["S256"],"scopes_supported":["mcp","other"]}`, ""},
+		{"another resource", `{"resource":"https://elsewhere.example/mcp","authorization_servers":["{{.}}"]}`, `{}`, "not for the MCP server"},
+		{"issuer mismatch", `{"resource":"{{.}}/mcp","authorization_servers":["{{.}}"]}`,
+			`{"issuer":"https://other.example","code_challenge_methods_supported":["S256"]}`, `names the issuer "https://other.example"`},
+		{"no PKCE", `{"resource":"{{.}}/mcp","authorization_servers":["{{.}}"]}`,
+			`{"issuer":"{{.}}","authorization_endpoint":"{{.}}/a","token_endpoint":"{{.}}/t"}`, "PKCE"},
+		{"scopes", `{"resource":"{{.}}/mcp","authorization_servers":["{{.}}"],"scopes_supported":["mcp","admin"]}`,
+			`{"issuer":"{{.}}","authorization_endpoint":"{{.}}/a","token_endpoint":"{{.}}/t","code_challenge_methods_supported":["S256"],"scopes_supported":["mcp"]}`, "do not offer: admin"},
+		{"dpop", `{"resource":"{{.}}/mcp","authorization_servers":["{{.}}"],"dpop_bound_access_tokens_required":true}`,
+			`{"issuer":"{{.}}","authorization_endpoint":"{{.}}/a","token_endpoint":"{{.}}/t","code_challenge_methods_supported":["S256"]}`, "DPoP"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var origin string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/.well-known/oauth-protected-resource/mcp":
+					io.WriteString(w, strings.ReplaceAll(tt.prm, "{{.}}", origin))
+				case "/.well-known/oauth-authorization-server":
+					io.WriteString(w, strings.ReplaceAll(tt.asm, "{{.}}", origin))
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			origin = srv.URL
+			got := CheckAuthMetadata(context.Background(), &Server{Name: "s"}, srv.Client(), srv.URL+"/mcp")
+			switch {
+			case tt.want == "" && len(got) > 0:
+				t.Errorf("findings %+v, want none", got)
+			case tt.want != "" && (len(got) != 1 || got[0].RuleID != AuthMetadata || !strings.Contains(got[0].Message, tt.want)):
+				t.Errorf("findings %+v, want one %s saying %q", got, AuthMetadata, tt.want)
+			}
+		})
 	}
 }
