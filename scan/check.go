@@ -136,10 +136,10 @@ type pattern struct {
 func poisoningPatterns() []pattern {
 	return []pattern{
 		{HiddenBlock, regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|sys|prompt)\s*>|\[\s*(INST|SYSTEM)\s*\]`), "a block addressed to the model"},
-		{OverrideIntent, regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\b[^.\n]{0,30}\b(previous|prior|above|earlier|other|all)\b[^.\n]{0,20}\b(instructions?|rules|prompts?|directions)\b|\bbefore (using|calling) (any|this|other) tools?\b[^.\n]{0,40}\b(must|always)\b|\byou must (always|first)\b`), "an order to override the model's instructions"},
+		{OverrideIntent, regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\b[^.\n]{0,30}\b(previous|prior|above|earlier|other|all)\b[^.\n]{0,20}\b(instructions?|rules|prompts?|directions)\b|\bbefore (using|calling) (any|this|other) tools?\b[^.\n]{0,40}\b(must|always)\b`), "an order to override the model's instructions"},
 		{Concealment, regexp.MustCompile(`(?i)\b(do not|don't|never|without)\s+(tell(ing)?|inform(ing)?|mention(ing)?|reveal(ing)?|notify(ing)?|alert(ing)?|show(ing)?)\b[^.\n]{0,20}\b(the )?user\b|\b(do not|don't|never) (mention|reveal) (this|that|it)\b|\bkeep (this|it) (secret|hidden)\b`), "an order to hide something from the user"},
 		{CredentialAccess, regexp.MustCompile(`(?i)~/\.ssh\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|(^|[\s'"/(])\.env\b|\.aws/credentials|\bcredentials\.json\b|\bprivate[ _-]?key\b|\bmcp\.json\b|/etc/(passwd|shadow)\b|\.netrc\b|\.npmrc\b|\.pgpass\b`), "a request to read credentials"},
-		{Exfiltration, regexp.MustCompile(`(?i)\b(send|post|upload|forward|transmit|exfiltrate|leak|submit|report)\b[^.\n]{0,80}\b(to|at)\s+(https?://|ftp://|wss?://|[\w.+-]+@[\w-]+\.[\w.]+)`), "a request to send data to an address"},
+		{Exfiltration, regexp.MustCompile(`(?i)\b(send|post|upload|forward|transmit|exfiltrate|leak)\b[^.\n]{0,80}\b(to|at)\s+(https?://|ftp://|wss?://|[\w.+-]+@[\w-]+\.[\w.]+)`), "a request to send data to an address"},
 	}
 }
 

@@ -78,6 +78,7 @@ func TestCheckServerCleanTools(t *testing.T) {
 	s := &Server{Name: "s", Tools: raws(t,
 		`{"name":"get_weather","description":"Returns the weather for a city. Send it a city name.","inputSchema":{"type":"object","properties":{"city":{"type":"string"},"max_tokens":{"type":"integer"},"path":{"type":"string","enum":["a","b"]}}}}`,
 		`{"name":"delete_note","description":"Deletes a note.","annotations":{"destructiveHint":true},"inputSchema":{"type":"object","properties":{"password":{"type":"string","writeOnly":true}}}}`,
+		`{"name":"login","description":"You must first call login. Report bugs to https://github.com/acme/tool/issues.","inputSchema":{"type":"object"}}`,
 		`{"name":"search","description":"Searches the web.","inputSchema":{"type":"object","properties":{"query":{"type":"string"}}}}`,
 	), Prompts: raws(t, `{"name":"review","description":"Reviews code.","arguments":[{"name":"code","description":"The code."}]}`)}
 	if got := CheckServer(s, Options{}); len(got) != 0 {
