@@ -60,7 +60,7 @@ func exitCodeTable() []exitCodeDoc {
 		{ExitUsage, "usage", "usage error: bad flags or arguments to mcpctl itself, an unknown tool or prompt (with the closest name), a file named on the command line that does not exist"},
 		{ExitRPCError, "JSON-RPC error", "the server answered with a JSON-RPC error"},
 		{ExitToolError, "tool isError", "the tool ran and returned `isError: true`"},
-		{ExitValidation, "validation", "validation failed: arguments breaking the tool's inputSchema (a value of the wrong type included) or a prompt's declared arguments, nothing sent; a result breaking its outputSchema; with `--strict`, a `format` mismatch; for `diff`, a change that `--fail-on` fails on (breaking ones by default)"},
+		{ExitValidation, "validation", "validation failed: arguments breaking the tool's inputSchema (a value of the wrong type included) or a prompt's declared arguments, nothing sent; a result breaking its outputSchema; with `--strict`, a `format` mismatch; for `diff`, a change that `--fail-on` fails on (breaking ones by default); for `scan`, a finding as severe as `--fail-on` (errors by default)"},
 		{ExitSignature, "signature", "signature verification failed; for `audit verify`, a line of the audit trail that does not verify, or a trail that does not end where its head says"},
 		{ExitTimeout, "timeout", "timed out (mcpctl cancelled the request: `notifications/cancelled`, or in the modern era over HTTP by closing its stream)"},
 		{ExitAuth, "authorization", "authorization required or failed: no usable token and no way to sign in here (run `mcpctl auth login`), a refused or failed OAuth flow, or a 401/403 the server kept answering"},

@@ -259,8 +259,14 @@ func (f *Factory) resolve(o *ServerOptions) (*ServerOptions, error) {
 	if def, err = f.vetNamed(cat, def, shadowed); err != nil {
 		return nil, err
 	}
+	return f.resolveDef(o, def)
+}
+
+// resolveDef returns o with the server definition def filled in (see
+// resolve), def already vetted.
+func (f *Factory) resolveDef(o *ServerOptions, def config.Server) (*ServerOptions, error) {
 	h := f.host()
-	def, err = def.Expand(config.Expander{LookupEnv: f.LookupEnv, Home: h.Home, Cwd: h.Cwd, Input: f.askInput})
+	def, err := def.Expand(config.Expander{LookupEnv: f.LookupEnv, Home: h.Home, Cwd: h.Cwd, Input: f.askInput})
 	if err != nil {
 		return nil, &FlagError{Err: err}
 	}

@@ -28,7 +28,7 @@ type httpFlags struct {
 
 func (h *httpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.urlFile, "http", "", "serve over HTTP on 127.0.0.1 and write the endpoint URL to `FILE`")
-	fs.StringVar(&h.kind, "http-mode", "stateful", "with -http: stateful, stateless, json (stateful, JSON responses), sse (legacy HTTP+SSE), html500 or unauthorized")
+	fs.StringVar(&h.kind, "http-mode", "stateful", "with -http: stateful, stateless, json (stateful, JSON responses), origin (stateful, Origin checked), sse (legacy HTTP+SSE), html500 or unauthorized")
 	fs.StringVar(&h.headersLog, "headers-log", "", "with -http: append the Authorization, X-* and Mcp-* request headers to `FILE`")
 }
 
@@ -48,6 +48,9 @@ func (e *env) serveHTTP(ctx context.Context, s *mcp.Server) error {
 		h = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
 	case "json":
 		h = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	case "origin":
+		// Stateful, refusing a request whose Origin is not the server's own.
+		h = http.NewCrossOriginProtection().Handler(mcp.NewStreamableHTTPHandler(getServer, nil))
 	case "sse":
 		h = mcp.NewSSEHandler(getServer, nil)
 		path = "/sse"

@@ -52,13 +52,16 @@
 //   - args: tools links, open, labels and place, each answering with the
 //     arguments it received: undeclared, open and nested arguments (see
 //     argsmode.go).
+//   - scan-a, scan-b: two servers seeded with what mcpctl scan finds
+//     (see scanmode.go).
 //   - surface-v1, surface-v2, surface-v3: three versions of one surface
 //     for mcpctl snapshot and diff (see surfacemode.go).
 //
 // With -http FILE a go-sdk mode is served over HTTP instead, on 127.0.0.1
 // and a free port, until SIGINT or SIGTERM; the endpoint URL is written to
 // FILE. -http-mode picks the handler: stateful (the default), stateless,
-// json (JSON responses), sse (legacy HTTP+SSE, endpoint /sse), html500 (a
+// json (JSON responses), origin (stateful, refusing a foreign Origin), sse
+// (legacy HTTP+SSE, endpoint /sse), html500 (a
 // 500 with an HTML body) or unauthorized (a 401 with a WWW-Authenticate
 // challenge). -headers-log FILE records the Authorization and X-* headers
 // that arrive.
@@ -95,7 +98,7 @@ const (
 
 // modeNames lists the modes in the order usage shows them.
 func modeNames() []string {
-	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3", "secrets", "args"}
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3", "secrets", "args", "scan-a", "scan-b"}
 }
 
 // modeFunc runs one mode until its client goes away and returns the exit
@@ -145,6 +148,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		return featuresMode, true
 	case "long-names": // longnamesmode.go: server-everything's long names, for the golden tables
 		return longNamesMode, true
+	case "scan-a", "scan-b": // scanmode.go: seeded defects for mcpctl scan
+		return scanMode(name), true
 	case "surface-v1", "surface-v2", "surface-v3": // surfacemode.go: three versions of a surface, for snapshot and diff
 		return surfaceMode(name), true
 	}
