@@ -95,8 +95,8 @@ func (f *fakeSession) CallToolWith(context.Context, string, json.RawMessage, cli
 	return &client.CallToolResult{IsError: n%10 == 0}, nil
 }
 func (f *fakeSession) ListTools(context.Context) ([]client.Tool, error) { return nil, nil }
-func (f *fakeSession) Ping(context.Context) error                        { return nil }
-func (f *fakeSession) Done() <-chan struct{}                             { return f.done }
+func (f *fakeSession) Ping(context.Context) error                       { return nil }
+func (f *fakeSession) Done() <-chan struct{}                            { return f.done }
 
 func TestRunCountsRequestsAndErrors(t *testing.T) {
 	s := &fakeSession{done: make(chan struct{})}
