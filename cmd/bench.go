@@ -29,6 +29,7 @@ type BenchOptions struct {
 	Ping     bool
 
 	Concurrency int
+	Warmup      int
 	Requests    int
 	Duration    time.Duration
 	Format      string // text or json
@@ -84,6 +85,7 @@ Guide: docs/load-and-fuzz.md.`,
 		fl.IntVarP(&opts.Concurrency, "concurrency", "c", 1, "Requests in flight at once (over HTTP, sessions)")
 		fl.IntVarP(&opts.Requests, "requests", "n", 0, "Make `N` requests in all (instead of --duration)")
 		fl.DurationVar(&opts.Duration, "duration", 0, "Run for this `duration` (default 10s unless --requests)")
+		fl.IntVar(&opts.Warmup, "warmup", 1, "Requests per session made first and not counted")
 		fl.BoolVar(&opts.Ping, "ping", false, "Without a tool, time ping instead of tools/list")
 		fl.StringVar(&opts.ArgsJSON, "args", "", "The tool's arguments as a JSON object, @file, or - for stdin")
 		fl.BoolVar(&opts.AllowDestructive, "allow-destructive", false, "Call a tool annotated destructiveHint: true")
@@ -100,6 +102,8 @@ func (o *BenchOptions) validate(cmd *cobra.Command) error {
 		return flagErrorf("invalid --output %q: expected text or json", o.Format)
 	case o.Concurrency < 1:
 		return flagErrorf("--concurrency must be at least 1, got %d", o.Concurrency)
+	case o.Warmup < 0:
+		return flagErrorf("--warmup must be positive, got %d", o.Warmup)
 	case o.Requests < 0:
 		return flagErrorf("--requests must be positive, got %d", o.Requests)
 	case cmd.Flags().Changed("requests") && cmd.Flags().Changed("duration"):
@@ -175,7 +179,8 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 			sessions = append(sessions, s)
 		}
 	}
-	lo := loadtest.Options{Target: target, Concurrency: opts.Concurrency, Requests: opts.Requests, Duration: opts.Duration}
+	lo := loadtest.Options{Target: target, Concurrency: opts.Concurrency, Requests: opts.Requests, Duration: opts.Duration,
+		Warmup: opts.Warmup * len(sessions)}
 	for _, s := range sessions {
 		lo.Sessions = append(lo.Sessions, s)
 	}

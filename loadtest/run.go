@@ -63,6 +63,11 @@ type Options struct {
 	// duration ends are waited for and counted.
 	Requests int
 	Duration time.Duration
+	// Warmup requests are made, one after the other over the sessions,
+	// before the clock starts, and not counted: the first request of a
+	// session pays for what is prepared once (the checks of its result
+	// compiled, buffers grown), which is not the server's steady state.
+	Warmup int
 	// Progress, when set, is called about four times a second with the
 	// requests completed and failed so far and the time since the start.
 	Progress func(done, failed uint64, elapsed time.Duration)
@@ -101,6 +106,12 @@ type worker struct {
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Concurrency < 1 || len(o.Sessions) == 0 {
 		return nil, errors.New("loadtest: need at least one worker and one session")
+	}
+	for i := range o.Warmup {
+		err := request(ctx, o.Sessions[i%len(o.Sessions)], o.Target)
+		if policy.IsRefusal(err) || ctx.Err() != nil {
+			return nil, errors.Join(err, ctx.Err())
+		}
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
