@@ -181,10 +181,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		if out.kind != "" {
 			f, err := r.shrink(ctx, args, out)
+			rep.Findings = append(rep.Findings, f)
 			if err != nil {
 				return rep, err
 			}
-			rep.Findings = append(rep.Findings, f)
 		}
 		if o.Progress != nil {
 			o.Progress(rep.Calls, len(rep.Findings))
@@ -286,9 +286,17 @@ func (r *runner) gone(err error) bool {
 
 // shrink minimises args while the call keeps failing with out's kind:
 // it drops arguments one by one, then simplifies the values left, until
-// neither changes anything or the budget of calls is spent.
+// neither changes anything or the budget of calls is spent. On an error
+// that stops the run (the server cannot be reached again) the finding is
+// returned as far as it was minimised.
 func (r *runner) shrink(ctx context.Context, args map[string]any, out outcome) (*Finding, error) {
 	cur := clone(args)
+	done := func() *Finding {
+		f := &Finding{Kind: out.kind, Message: out.message, Arguments: cur, Original: args, Occurrences: 1}
+		f.Valid = r.o.Valid == nil || r.o.Valid(cur)
+		f.Reproduce = r.reproduce(f)
+		return f
+	}
 	budget := r.o.MaxShrinkCalls
 	fails := func(cand map[string]any) (bool, error) {
 		budget--
@@ -305,7 +313,7 @@ func (r *runner) shrink(ctx context.Context, args map[string]any, out outcome) (
 			delete(cand, k)
 			ok, err := fails(cand)
 			if err != nil {
-				return nil, err
+				return done(), err // as far as it got
 			}
 			if ok {
 				cur, changed = cand, true
@@ -320,7 +328,7 @@ func (r *runner) shrink(ctx context.Context, args map[string]any, out outcome) (
 				cand[k] = v
 				ok, err := fails(cand)
 				if err != nil {
-					return nil, err
+					return done(), err
 				}
 				if ok {
 					cur, changed = cand, true
@@ -329,10 +337,7 @@ func (r *runner) shrink(ctx context.Context, args map[string]any, out outcome) (
 			}
 		}
 	}
-	f := &Finding{Kind: out.kind, Message: out.message, Arguments: cur, Original: args, Occurrences: 1}
-	f.Valid = r.o.Valid == nil || r.o.Valid(cur)
-	f.Reproduce = r.reproduce(f)
-	return f, nil
+	return done(), nil
 }
 
 // simpler returns simpler values than v to try in its place, simplest
