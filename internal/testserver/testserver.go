@@ -3,7 +3,7 @@
 //
 // The testscript harness registers [Main] as the command testserver:
 //
-//	testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V]
+//	testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-delay D]
 //	           [-sign-key-env NAME] [-sign-mode M] [-canonical jcs|python] [-kid K] MODE
 //
 // Every mode speaks newline-delimited JSON-RPC on stdin and stdout and starts
@@ -199,7 +199,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var loadFuzz loadFuzzFlags
 	loadFuzz.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-era E] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] [-http FILE [-http-mode M] [-headers-log FILE]] {%s}\n",
+		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-era E] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] [-http FILE [-http-mode M] [-headers-log FILE]] [-delay D] {%s}\n",
 			strings.Join(modeNames(), "|"))
 		fs.PrintDefaults()
 	}
