@@ -5,6 +5,9 @@
  * start the server, initialize, notifications/initialized, N tools/call
  * of echo, each waiting for its answer, then close the server's stdin and
  * wait for it to exit. It checks only that each answer carries its id.
+ * With ECHOCLIENT_TIME set it also prints the time the calls took, in
+ * nanoseconds, to stderr (TestBenchAgreesWithC compares mcpctl bench's
+ * latency with it).
  *
  *   cc -O2 -o echoclient bench/echoclient.c
  *   ./echoclient N SERVER [ARGS...]
@@ -14,6 +17,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void die(const char *msg) {
@@ -76,12 +80,18 @@ int main(int argc, char **argv) {
 	if (fputs("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n", to) == EOF)
 		die("writing to the server");
 	char req[256];
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long id = 1; id <= n; id++) {
 		snprintf(req, sizeof req,
 			"{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
 			"\"arguments\":{\"message\":\"hello %ld\"}}}\n", id, id);
 		roundtrip(to, from, req, id, &line, &cap);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (getenv("ECHOCLIENT_TIME") != NULL)
+		fprintf(stderr, "calls_ns %lld\n",
+			(long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
 	fclose(to);
 	int status;
 	if (waitpid(pid, &status, 0) < 0)

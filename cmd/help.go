@@ -62,18 +62,19 @@ func commandUsage(c *cobra.Command, width int) string {
 		}
 	}
 	if !c.HasParent() {
+		// The topics by name only, so that the root's help fits a screen
+		// beside its commands; each topic's first line says what it is.
 		b.WriteString("\nHelp topics (mcpctl help TOPIC; a command's own: mcpctl COMMAND --help):\n")
-		topics := helpTopics()
-		pad := 0
-		for _, t := range topics {
-			pad = max(pad, len(t.Name))
-		}
-		for _, t := range topics {
-			if t.unlisted {
-				continue
+		var names []string
+		for _, t := range helpTopics() {
+			if !t.unlisted {
+				names = append(names, t.Name)
 			}
-			fmt.Fprintf(&b, "  %-*s  %s\n", pad, t.Name, t.Short)
 		}
+		for i := range names[:len(names)-1] {
+			names[i] += ","
+		}
+		b.WriteString(wrapList("  ", names, 80))
 	}
 
 	own, shared := map[string]*pflag.FlagSet{}, map[string][]*pflag.Flag{}

@@ -238,6 +238,8 @@ func subcommands() []subcommand {
 		{"check", NewCmdCheck},
 		{"export", NewCmdExport},
 		{"test", func(f *Factory) *cobra.Command { return NewCmdTest(f, nil) }},
+		{"bench", func(f *Factory) *cobra.Command { return NewCmdBench(f, nil) }},
+		{"fuzz", func(f *Factory) *cobra.Command { return NewCmdFuzz(f, nil) }},
 		{"sign", NewCmdSign},
 		{"audit", func(f *Factory) *cobra.Command { return NewCmdAudit(f, nil) }},
 		{"scaffold", NewCmdScaffold},
@@ -270,9 +272,8 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcpctl <command> [flags] [-- server command...]",
 		Short: "Inspect and exercise MCP servers",
-		Long: `mcpctl inspects and exercises MCP (Model Context Protocol) servers, and sits
-between a host and a server to see what they say (proxy). Choose the server:
--s NAME, --url URL, --demo (built in) or -- COMMAND... (mcpctl help connection).`,
+		Long: `mcpctl inspects, exercises and proxies MCP (Model Context Protocol) servers.
+Server: -s NAME, --url URL, --demo or -- COMMAND... (mcpctl help connection).`,
 		Example: `  mcpctl call --demo add a=2 b=3
   mcpctl list --url http://127.0.0.1:3001/mcp -o json --jq '.tools[].name'`,
 		SilenceErrors: true,

@@ -96,7 +96,7 @@ func TestHelpTopics(t *testing.T) {
 		{args: []string{"help", "lsit"}, code: ExitUsage, err: `error: unknown help topic "lsit"; did you mean "list"?` + "\n"},
 		{args: []string{"help", "servers", "ad"}, code: ExitUsage, err: `error: unknown help topic "servers ad"; did you mean "servers add"?` + "\n"},
 		{args: []string{"help", "auth", "logn"}, code: ExitUsage, err: `error: unknown help topic "auth logn"; did you mean "auth login"?` + "\n"},
-		{args: []string{"help", "zzzzzz"}, code: ExitUsage, err: `error: unknown help topic "zzzzzz"; the commands of "mcpctl" are: audit, auth, call,`},
+		{args: []string{"help", "zzzzzz"}, code: ExitUsage, err: `error: unknown help topic "zzzzzz"; the commands of "mcpctl" are: audit, auth, bench, call,`},
 		{args: []string{"help", "auth", "zzzzzz"}, code: ExitUsage, err: `error: unknown help topic "auth zzzzzz"; the commands of "mcpctl auth" are: login, logout, status, token` + "\n"},
 		{args: []string{"help"}, code: ExitOK, out: "Commands:"},
 		{args: []string{"help", "list"}, code: ExitOK, out: "mcpctl list"},

@@ -3,7 +3,7 @@
 //
 // The testscript harness registers [Main] as the command testserver:
 //
-//	testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V]
+//	testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-delay D]
 //	           [-sign-key-env NAME] [-sign-mode M] [-canonical jcs|python] [-kid K] MODE
 //
 // Every mode speaks newline-delimited JSON-RPC on stdin and stdout and starts
@@ -54,6 +54,9 @@
 //     argsmode.go).
 //   - scan-a, scan-b: two servers seeded with what mcpctl scan finds
 //     (see scanmode.go).
+//   - load-fuzz: the target of mcpctl bench and fuzz: echo waits -delay,
+//     limit crashes at its upper bound, lookup hangs on an empty key, wipe
+//     is destructive (see loadfuzzmode.go).
 //   - surface-v1, surface-v2, surface-v3: three versions of one surface
 //     for mcpctl snapshot and diff (see surfacemode.go).
 //
@@ -98,7 +101,7 @@ const (
 
 // modeNames lists the modes in the order usage shows them.
 func modeNames() []string {
-	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3", "secrets", "args", "scan-a", "scan-b"}
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3", "secrets", "args", "scan-a", "scan-b", "load-fuzz"}
 }
 
 // modeFunc runs one mode until its client goes away and returns the exit
@@ -140,6 +143,8 @@ func lookupMode(name string) (modeFunc, bool) {
 		return secretsMode, true
 	case "args": // argsmode.go: undeclared, open and nested arguments
 		return argsMode, true
+	case "load-fuzz": // loadfuzzmode.go: seeded defects and a -delay, for bench and fuzz
+		return loadFuzzMode, true
 	case "tasks": // tasksmode.go: tool calls as tasks, both eras
 		return tasksMode, true
 	case "watch": // watchmode.go: changes on demand, for mcpctl watch
@@ -164,6 +169,7 @@ type env struct {
 	era           string // legacy, modern or dual: see applyEra
 	sign          signFlags
 	http          httpFlags
+	loadFuzz      loadFuzzFlags
 	stdin         io.Reader
 	stdout        io.Writer
 	stderr        io.Writer
@@ -195,8 +201,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	sign.register(fs)
 	var httpf httpFlags
 	httpf.register(fs)
+	var loadFuzz loadFuzzFlags
+	loadFuzz.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-era E] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] [-http FILE [-http-mode M] [-headers-log FILE]] {%s}\n",
+		fmt.Fprintf(stderr, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-era E] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] [-http FILE [-http-mode M] [-headers-log FILE]] [-delay D] {%s}\n",
 			strings.Join(modeNames(), "|"))
 		fs.PrintDefaults()
 	}
@@ -243,6 +251,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		era:           *era,
 		sign:          sign,
 		http:          httpf,
+		loadFuzz:      loadFuzz,
 		stdin:         stdin,
 		stdout:        stdout,
 		stderr:        stderr,

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"testing"
+)
+
+// agreeCalls and agreeDelay shape the comparison of TestBenchAgreesWithC:
+// echo calls that each wait agreeDelay in the server, so the figure is the
+// server's and both clients' own costs are a small share of it.
+const (
+	agreeCalls  = 50
+	agreeDelay  = "20ms"
+	agreeRounds = 5
+)
+
+// TestBenchAgreesWithC checks the latency `mcpctl bench` reports against
+// an independent measurement: the C client of the batch benchmark
+// (bench/echoclient.c) making the same sequential echo calls to the same
+// server (testserver load-fuzz with -delay), timing its calls itself
+// (ECHOCLIENT_TIME). Each round runs the two in turn, the order rotating;
+// the median over rounds of the ratio of mcpctl's mean latency to the C
+// client's must be within 10%, which a loaded machine shifts for both
+// alike. Needs cc (skipped without one).
+func TestBenchAgreesWithC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs servers for several seconds")
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler (cc) on PATH to build bench/echoclient.c")
+	}
+	server, err := exec.LookPath("testserver") // put on PATH by testscript.Main
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpctl, err := exec.LookPath("mcpctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := filepath.Join(t.TempDir(), "echoclient")
+	if out, err := exec.Command(cc, "-O2", "-o", client, "bench/echoclient.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc bench/echoclient.c: %v\n%s", err, out)
+	}
+	env := ownHome(t)
+	serverArgs := []string{server, "-delay", agreeDelay, "load-fuzz"}
+	timeC := func() float64 {
+		c := exec.Command(client, append([]string{strconv.Itoa(agreeCalls)}, serverArgs...)...)
+		c.Env = append(env, "ECHOCLIENT_TIME=1")
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		if out, err := c.Output(); err != nil {
+			t.Fatalf("echoclient: %v\n%s%s", err, out, stderr.Bytes())
+		}
+		m := regexp.MustCompile(`calls_ns (\d+)`).FindSubmatch(stderr.Bytes())
+		if m == nil {
+			t.Fatalf("echoclient printed no calls_ns line:\n%s", stderr.Bytes())
+		}
+		ns, _ := strconv.ParseFloat(string(m[1]), 64)
+		return ns / 1e6 / agreeCalls
+	}
+	benchMean := func() float64 {
+		args := append([]string{"bench", "echo", "message=hello", "-n", strconv.Itoa(agreeCalls), "-c", "1",
+			"-o", "json", "--server-stderr", "quiet", "--"}, serverArgs...)
+		c := exec.Command(mcpctl, args...)
+		c.Env = env
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("mcpctl bench: %v\n%s", err, out)
+		}
+		var rep struct {
+			Requests  int `json:"requests"`
+			Errors    int `json:"errors"`
+			LatencyMS struct {
+				Mean float64 `json:"mean"`
+			} `json:"latencyMs"`
+		}
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatalf("mcpctl bench -o json: %v\n%s", err, out)
+		}
+		if rep.Requests != agreeCalls || rep.Errors != 0 {
+			t.Fatalf("mcpctl bench made %d requests with %d errors, want %d without", rep.Requests, rep.Errors, agreeCalls)
+		}
+		return rep.LatencyMS.Mean
+	}
+	var ratios []float64
+	var detail string
+	for round := range agreeRounds {
+		var perCall, mean float64
+		steps := []func(){
+			func() { perCall = timeC() },
+			func() { mean = benchMean() },
+		}
+		for i := range steps {
+			steps[(i+round)%len(steps)]()
+		}
+		ratios = append(ratios, mean/perCall)
+		detail += fmt.Sprintf("\n  round %d: mcpctl bench mean %.3fms, C client %.3fms a call", round+1, mean, perCall)
+	}
+	sort.Float64s(ratios)
+	median := ratios[len(ratios)/2]
+	t.Logf("median ratio %.3f%s", median, detail)
+	if median < 0.9 || median > 1.1 {
+		t.Errorf("mcpctl bench's latency is %.3f times the C client's (median of %d rounds), want within 10%%:%s", median, agreeRounds, detail)
+	}
+}
