@@ -31,7 +31,7 @@ const (
 // as flags of the same names.
 const (
 	PinChanged = "pin-changed" // a pinned tool's definition changed (a rug pull)
-	PinHidden  = "hidden-text"  // hidden characters or terminal escapes in a tool definition
+	PinHidden  = "hidden-text" // hidden characters or terminal escapes in a tool definition
 )
 
 // PinGuard pins the definition of each tool the server lists (package
