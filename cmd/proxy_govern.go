@@ -220,8 +220,18 @@ result with isError and one sentence saying why, or with --refuse-as
 jsonrpc a JSON-RPC error %d. A result whose signature fails is replaced
 by a tool error naming the failure. The host's scopes come from
 --host-scope or the scope/scp claims of --host-token (the OAuth --scope
-is the upstream's, for --url). A call that needs approval is refused
-unless --approve gives it.`, client.CodeRefused),
+is the upstream's, for --url).
+
+A call that needs approval (requires_approval, or a destructive tool)
+waits for a person, unless --approve gives it: the host's user is asked
+when the host declared elicitation (elicitation/create, or an
+input-required result in the 2026-07-28 era), and the call is held in the
+approval queue, where mcpctl proxy approvals, approve ID and deny ID
+decide it from any terminal; the first answer wins, and no answer within
+--approval-timeout denies it. Each tool the server lists is pinned (mcpctl
+proxy pins); a changed definition or hidden characters are flagged in the
+session and the audit, and --pin strict hides a changed tool until mcpctl
+proxy accept SERVER TOOL.`, client.CodeRefused),
 		flags:    topicGovern,
 		after:    `The guide: docs/proxy.md (Governance).`,
 		unlisted: true,

@@ -23,7 +23,7 @@ type ProxyHoldOptions struct {
 func addProxyHoldFlags(cmd *cobra.Command, o *ProxyHoldOptions) {
 	fs := cmd.Flags()
 	fs.DurationVar(&o.ApprovalTimeout, "approval-timeout", proxy.DefaultApprovalTimeout, "Deny a call held for approval after `DURATION` without an answer")
-	fs.StringVar(&o.Pin, "pin", string(proxy.PinWarn), "A tool whose definition changed since it was pinned: `warn`, strict (hide it until mcpctl proxy accept) or off")
+	fs.StringVar(&o.Pin, "pin", string(proxy.PinWarn), "`MODE` for a tool changed since it was pinned: warn, strict (hide it until mcpctl proxy accept) or off")
 }
 
 // proxyApprover is the approver of the calls a policy holds: the approval
