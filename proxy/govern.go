@@ -226,12 +226,12 @@ var (
 // Only lines that may be governed are parsed: a cheap byte check passes
 // every other line on untouched.
 func (c *Conn) FromHost(ctx context.Context, line []byte, who *session.Identity) func() {
+	if c.ask.waiting.Load() > 0 && bytes.Contains(line, markApprovalID) && c.hostAnswer(line) {
+		return func() {}
+	}
 	call := bytes.Contains(line, markToolsCall) ||
 		(c.g.GovernReads && (bytes.Contains(line, markRead) || bytes.Contains(line, markPrompt)))
 	if !call {
-		if bytes.Contains(line, markApprovalID) && c.hostAnswer(line) {
-			return func() {}
-		}
 		c.observeHost(line)
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpctl/mcpctl/approval"
@@ -39,6 +40,9 @@ type hostAsk struct {
 	seq     int64
 	asks    map[string]chan json.RawMessage // our request id → the host's answer
 	issued  map[string]bool                 // queue ids of input-required results given
+	// waiting counts the questions in flight, so that the host's lines
+	// are searched for an answer only while one is awaited.
+	waiting atomic.Int32
 }
 
 // declared reports whether a capability's value declares it (an object,
@@ -161,7 +165,10 @@ func (c *Conn) hostAnswer(line []byte) bool {
 	}
 	c.mu.Lock()
 	ch, ok := c.ask.asks[id]
-	delete(c.ask.asks, id)
+	if ok {
+		delete(c.ask.asks, id)
+		c.ask.waiting.Add(-1)
+	}
 	c.mu.Unlock()
 	if !ok {
 		return false
@@ -186,6 +193,7 @@ func (c *Conn) askHost(params json.RawMessage) (string, chan json.RawMessage, er
 		c.ask.asks = map[string]chan json.RawMessage{}
 	}
 	c.ask.asks[id] = ch
+	c.ask.waiting.Add(1)
 	c.mu.Unlock()
 	out, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params})
 	if err == nil {
@@ -201,7 +209,10 @@ func (c *Conn) askHost(params json.RawMessage) (string, chan json.RawMessage, er
 
 func (c *Conn) forget(id string) {
 	c.mu.Lock()
-	delete(c.ask.asks, id)
+	if _, ok := c.ask.asks[id]; ok {
+		delete(c.ask.asks, id)
+		c.ask.waiting.Add(-1)
+	}
 	c.mu.Unlock()
 }
 
