@@ -220,6 +220,7 @@ func TestScript(t *testing.T) {
 			"tailis":      cmdTailIs,
 			"isjson":      cmdIsJSON,
 			"envfile":     cmdEnvFile,
+			"waitheld":    cmdWaitHeld,
 			"freeport":    cmdFreePort,
 			"waitport":    cmdWaitPort,
 			"tokenfiles":  cmdTokenFiles,

@@ -43,9 +43,10 @@ stdin. The session is replayed through the proxy's checks and passes
 when it has no schema violations against the negotiated revision, no
 stdout pollution, no responses without a request or duplicate ids, no
 JSON-RPC error answers, no request left unanswered, no tools changing
-mid-session and no frames the checks missed (--allow KIND lets a kind
-through: schema, pollution, malformed, unknown-id, duplicate-id, error,
-pending, tools-changed, dropped).
+mid-session, no pinned tool changed or hiding text, and no frames the
+checks missed (--allow KIND lets a kind through: schema, pollution,
+malformed, unknown-id, duplicate-id, error, pending, tools-changed,
+pin-changed, hidden-text, dropped).
 
 --baseline FILE pins the server's tools: the session's last full
 tools/list must match it (--update-baseline writes it from the session).
@@ -82,7 +83,7 @@ the verdicts and the session's calls, --junit FILE writes JUnit XML.`,
 }
 
 // checkKinds are the flag kinds --allow takes.
-var checkKinds = []string{proxy.FlagSchema, proxy.FlagPollution, proxy.FlagMalformed, proxy.FlagUnknownID, proxy.FlagDuplicate, proxy.FlagError, proxy.FlagPending, proxy.FlagTools, proxy.FlagDropped}
+var checkKinds = []string{proxy.FlagSchema, proxy.FlagPollution, proxy.FlagMalformed, proxy.FlagUnknownID, proxy.FlagDuplicate, proxy.FlagError, proxy.FlagPending, proxy.FlagTools, proxy.FlagDropped, proxy.PinChanged, proxy.PinHidden}
 
 func runCheck(f *Factory, opts *CheckOptions) error {
 	for _, k := range opts.allowKinds {

@@ -36,8 +36,10 @@ type ProxyGovernOptions struct {
 	// Given (not a flag) says a governance flag was given.
 	Given bool
 	// Approver (not a flag) asks a person to approve held calls; nil
-	// refuses them unless --approve gives them.
+	// holds them in the approval queue (proxy_govern_hold.go).
 	Approver proxy.Approver
+	// Hold are the flags of approvals and pins (proxy_govern_hold.go).
+	Hold ProxyHoldOptions
 }
 
 // addProxyGovernFlags registers the governance flags on cmd, all in the
@@ -56,6 +58,7 @@ func addProxyGovernFlags(cmd *cobra.Command, o *ProxyGovernOptions) {
 	fs.StringArrayVar(&o.HostScopes, "host-scope", nil, "Grant the host the `SCOPE`s a policy may require (repeatable, or space-separated)")
 	fs.StringVar(&o.HostToken, "host-token", "", "The host's JWT in `env:NAME|file:PATH`: its scope/scp claims grant its scopes")
 	fs.StringVar(&o.JWTKey, "jwt-key", "", "Verify --host-token (HS256) with the key in `env:NAME|file:PATH`")
+	addProxyHoldFlags(cmd, &o.Hold)
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !before[f.Name] {
 			_ = fs.SetAnnotation(f.Name, flagTopicAnnotation, []string{topicGovern})
@@ -121,13 +124,23 @@ func (f *Factory) proxyGovernor(o *ProxyGovernOptions, serverArgs []string, tap 
 	gate.NoAsk = "no one can be asked here (the proxy has no approval queue or host to ask)"
 	gate.Scopes = scopes
 	filter := proxy.ToolFilter{Allow: o.Allow, Deny: o.Deny}
+	pins, err := f.proxyPins(&o.Hold, serverArgs)
+	if err != nil {
+		return nil, err
+	}
 	st := session.Stages{Policy: filter.Policy(gate)}
+	if pins != nil {
+		st.Policy = pins.Policy(st.Policy)
+	}
 	trail, prepare, err := f.auditTrail(so)
 	if err != nil {
 		return nil, err
 	}
 	if trail != nil {
 		st.Recorder, st.Prepare = trail, prepare
+		if pins != nil {
+			pins.Recorder = trail
+		}
 	}
 	st.Signer, st.Verifier = o.Sign.stages()
 	st.Outputs = &session.OutputChecks{Schemas: &f.state().schemas, Warn: func(msg string) { f.printer().Warning(msg) }}
@@ -147,10 +160,14 @@ func (f *Factory) proxyGovernor(o *ProxyGovernOptions, serverArgs []string, tap 
 		GovernReads: trail != nil && trail.W != nil,
 		Approver:    o.Approver,
 		Tap:         tap,
+		Pins:        pins,
 	}
-	if g.Approver != nil {
-		gate.AskContext = g.AskHook()
+	if g.Approver == nil {
+		if g.Approver, err = f.proxyApprover(&o.Hold); err != nil {
+			return nil, err
+		}
 	}
+	gate.AskContext = g.AskHook()
 	return g, nil
 }
 
@@ -203,8 +220,18 @@ result with isError and one sentence saying why, or with --refuse-as
 jsonrpc a JSON-RPC error %d. A result whose signature fails is replaced
 by a tool error naming the failure. The host's scopes come from
 --host-scope or the scope/scp claims of --host-token (the OAuth --scope
-is the upstream's, for --url). A call that needs approval is refused
-unless --approve gives it.`, client.CodeRefused),
+is the upstream's, for --url).
+
+A call that needs approval (requires_approval, or a destructive tool)
+waits for a person, unless --approve gives it: the host's user is asked
+when the host declared elicitation (elicitation/create, or an
+input-required result in the 2026-07-28 era), and the call is held in the
+approval queue, where mcpctl proxy approvals, approve ID and deny ID
+decide it from any terminal; the first answer wins, and no answer within
+--approval-timeout denies it. Each tool the server lists is pinned (mcpctl
+proxy pins); a changed definition or hidden characters are flagged in the
+session and the audit, and --pin strict hides a changed tool until mcpctl
+proxy accept SERVER TOOL.`, client.CodeRefused),
 		flags:    topicGovern,
 		after:    `The guide: docs/proxy.md (Governance).`,
 		unlisted: true,

@@ -356,6 +356,9 @@ func (c *Checks) Event(e Event) {
 	if e.Name == "http" {
 		c.httpAnswer(e)
 	}
+	if e.Name == "govern" {
+		c.pinEvent(e)
+	}
 	if e.Name == "dropped" {
 		c.flags = append(c.flags, Flag{Time: e.Time, Kind: FlagDropped, Msg: fmt.Sprintf("%v frames were relayed without being checked (the checks fell behind)", e.Detail)})
 	}

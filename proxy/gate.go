@@ -43,7 +43,7 @@ var gateGroups = []struct {
 	{"responses match requests", []string{FlagUnknownID, FlagDuplicate}},
 	{"no JSON-RPC error answers", []string{FlagError}},
 	{"every request answered", []string{FlagPending}},
-	{"tools unchanged during the session", []string{FlagTools}},
+	{"tools unchanged, and as pinned", []string{FlagTools, PinChanged, PinHidden}},
 	{"every frame checked", []string{FlagDropped}},
 }
 

@@ -50,6 +50,9 @@ type ApprovalRequest struct {
 	// entry it comes from ("annotations" for a destructive tool).
 	Rule  policy.Rule
 	Entry string
+	// held is what the host session knows of the call (govern_approve.go),
+	// nil when it did not come through a [Conn].
+	held *heldCall
 }
 
 // Approval is a person's answer.
@@ -146,6 +149,11 @@ type Governor struct {
 	Approver Approver
 	// Tap is told of each decision (an event "govern"); nil tells no one.
 	Tap *Tap
+	// Pins pins the tools the server lists and flags changed ones; nil
+	// pins nothing (govern_pin.go).
+	Pins *PinGuard
+
+	held sync.Map // *session.Call → *heldCall, while the call is governed
 }
 
 // AskHook is the approval hook of the policy stage
@@ -155,7 +163,7 @@ func (g *Governor) AskHook() func(ctx context.Context, c *session.Call, rule pol
 		if g.Approver == nil {
 			return false, "", "no one can approve it here", nil
 		}
-		a, err := g.Approver.Approve(ctx, &ApprovalRequest{Call: c, Rule: rule, Entry: entry})
+		a, err := g.Approver.Approve(ctx, &ApprovalRequest{Call: c, Rule: rule, Entry: entry, held: g.heldOf(c)})
 		return a.Approved, a.By, a.Reason, err
 	}
 }
@@ -174,6 +182,7 @@ type Conn struct {
 	waiting map[string]chan []byte        // governed calls' ids → their answer
 	lists   map[string]bool               // tools/list request ids
 	hold    map[string]context.CancelFunc // held calls, by id
+	ask     hostAsk                       // asking the host's user (govern_approve.go)
 }
 
 // Conn starts governing a host session whose messages go to out.
@@ -217,6 +226,9 @@ var (
 // Only lines that may be governed are parsed: a cheap byte check passes
 // every other line on untouched.
 func (c *Conn) FromHost(ctx context.Context, line []byte, who *session.Identity) func() {
+	if c.ask.waiting.Load() > 0 && bytes.Contains(line, markApprovalID) && c.hostAnswer(line) {
+		return func() {}
+	}
 	call := bytes.Contains(line, markToolsCall) ||
 		(c.g.GovernReads && (bytes.Contains(line, markRead) || bytes.Contains(line, markPrompt)))
 	if !call {
@@ -261,12 +273,17 @@ func (c *Conn) observeHost(line []byte) {
 	switch m.Method {
 	case "initialize":
 		var p struct {
-			ClientInfo struct{ Name, Version string } `json:"clientInfo"`
+			ClientInfo      struct{ Name, Version string } `json:"clientInfo"`
+			ProtocolVersion string                         `json:"protocolVersion"`
+			Capabilities    struct {
+				Elicitation json.RawMessage `json:"elicitation"`
+			} `json:"capabilities"`
 		}
 		_ = json.Unmarshal(m.Params, &p)
 		c.mu.Lock()
 		c.legacy = true
 		c.host = strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version)
+		c.ask.version, c.ask.elicit = p.ProtocolVersion, declared(p.Capabilities.Elicitation)
 		c.mu.Unlock()
 	case "tools/list":
 		if len(m.ID) > 0 {
@@ -375,13 +392,14 @@ func (c *Conn) toolsList(line []byte) []byte {
 		c.tools[tools[i].Name] = &tools[i]
 	}
 	c.mu.Unlock()
-	if c.g.Filter.empty() {
+	unpinned := c.pinTools(tools)
+	if c.g.Filter.empty() && len(unpinned) == 0 {
 		return nil
 	}
 	kept := make([]json.RawMessage, 0, len(tools))
 	var hidden []string
 	for _, t := range tools {
-		if h, _ := c.g.Filter.Hides(t.Name); h {
+		if h, _ := c.g.Filter.Hides(t.Name); h || unpinned[t.Name] {
 			hidden = append(hidden, t.Name)
 			continue
 		}
@@ -442,6 +460,14 @@ func (c *Conn) govern(parent context.Context, line []byte, m *message, who *sess
 	if m.Method == "tools/call" {
 		call.Tool = tool
 	}
+	held, line, refused := c.heldCall(m, line, legacy)
+	if refused != "" {
+		c.note(map[string]any{"method": m.Method, "name": name, "sent": false, "refused": refused})
+		c.refuse(m, refused, nil, legacy)
+		return
+	}
+	c.g.held.Store(call, held)
+	defer c.g.held.Delete(call)
 	var (
 		sentLine bool
 		answer   []byte
@@ -478,6 +504,12 @@ func (c *Conn) govern(parent context.Context, line []byte, m *message, who *sess
 		verr    *signing.VerifyError
 	)
 	switch {
+	case !sentLine && held.inputRequired != nil:
+		detail["input_required"] = true
+		c.note(detail)
+		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": held.inputRequired})
+		c.tapFrame(ServerToHost, out)
+		_ = c.out.ToHost(out)
 	case !sentLine:
 		if parent.Err() != nil {
 			return

@@ -316,7 +316,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"nope"}, 2, `unknown mode "nope"`},
 		{[]string{"basic", "pages"}, 2, "want exactly one MODE"},
 		{[]string{"-bogus", "basic"}, 2, "flag provided but not defined: -bogus"},
-		{[]string{"-h"}, 0, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-era E] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] [-http FILE [-http-mode M] [-headers-log FILE]] [-delay D] {basic|pages|crash|hang|nonjson|big|stubborn|repeat-cursor|version|errors|sign|defects|headers|tasks|watch|features|long-names|surface-v1|surface-v2|surface-v3|secrets|args|scan-a|scan-b|load-fuzz}"},
+		{[]string{"-h"}, 0, "usage: testserver [-log FILE] [-pidfile FILE] [-ready FILE] [-answer-version V] [-era E] [-sign-key-env NAME] [-sign-mode M] [-canonical F] [-kid K] [-http FILE [-http-mode M] [-headers-log FILE]] [-delay D] {basic|pages|crash|hang|nonjson|big|stubborn|repeat-cursor|version|errors|sign|defects|headers|tasks|watch|features|long-names|surface-v1|surface-v2|surface-v3|secrets|args|scan-a|scan-b|load-fuzz|rugpull}"},
 		{[]string{"-log", filepath.Join(t.TempDir(), "no", "such", "dir"), "basic"}, 1, "opening log"},
 	}
 	for _, tt := range tests {

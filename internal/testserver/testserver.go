@@ -59,6 +59,9 @@
 //     is destructive (see loadfuzzmode.go).
 //   - surface-v1, surface-v2, surface-v3: three versions of one surface
 //     for mcpctl snapshot and diff (see surfacemode.go).
+//   - rugpull: tools lookup and notes; $TESTSERVER_RUGPULL changes
+//     lookup's description, so that the proxy's pins see one server change
+//     between sessions (see rugpullmode.go).
 //
 // With -http FILE a go-sdk mode is served over HTTP instead, on 127.0.0.1
 // and a free port, until SIGINT or SIGTERM; the endpoint URL is written to
@@ -101,7 +104,7 @@ const (
 
 // modeNames lists the modes in the order usage shows them.
 func modeNames() []string {
-	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3", "secrets", "args", "scan-a", "scan-b", "load-fuzz"}
+	return []string{"basic", "pages", "crash", "hang", "nonjson", "big", "stubborn", "repeat-cursor", "version", "errors", "sign", "defects", "headers", "tasks", "watch", "features", "long-names", "surface-v1", "surface-v2", "surface-v3", "secrets", "args", "scan-a", "scan-b", "load-fuzz", "rugpull"}
 }
 
 // modeFunc runs one mode until its client goes away and returns the exit
@@ -112,6 +115,8 @@ func lookupMode(name string) (modeFunc, bool) {
 	switch name {
 	case "basic":
 		return basicMode, true
+	case "rugpull":
+		return rugpullMode, true
 	case "pages":
 		return pagesMode, true
 	case "crash":
