@@ -229,6 +229,7 @@ func subcommands() []subcommand {
 		{"tasks", func(f *Factory) *cobra.Command { return NewCmdTasks(f, nil) }},
 		{"watch", func(f *Factory) *cobra.Command { return NewCmdWatch(f, nil) }},
 		{"shell", func(f *Factory) *cobra.Command { return NewCmdShell(f, nil) }},
+		{"ui", func(f *Factory) *cobra.Command { return NewCmdUI(f, nil) }},
 		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
 		{"snapshot", func(f *Factory) *cobra.Command { return NewCmdSnapshot(f, nil) }},
 		{"diff", func(f *Factory) *cobra.Command { return NewCmdDiff(f, nil) }},
@@ -273,7 +274,6 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 between a host and a server to see what they say (proxy). Choose the server:
 -s NAME, --url URL, --demo (built in) or -- COMMAND... (mcpctl help connection).`,
 		Example: `  mcpctl call --demo add a=2 b=3
-  mcpctl list -- npx -y @modelcontextprotocol/server-everything
   mcpctl list --url http://127.0.0.1:3001/mcp -o json --jq '.tools[].name'`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
