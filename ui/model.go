@@ -478,6 +478,15 @@ func (m *Model) bodyHeight() int { return max(1, m.height-3) }
 
 // key handles a key press.
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
+		// The terminal delivers keys typed quickly in one read, which
+		// bubbletea reports as one message: each is a key of its own.
+		var cmds []tea.Cmd
+		for _, r := range k.Runes {
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
 	if k.Type == tea.KeyCtrlC {
 		return tea.Quit
 	}
