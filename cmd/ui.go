@@ -36,9 +36,8 @@ Keys: arrows or vim keys move, / filters, enter opens, tab changes pane,
 ? lists every key, q or Ctrl-C leaves. A call's command line, printed on
 exit with y, repeats it with mcpctl call. The ui needs a terminal; for
 scripts use list, call or shell. Guide: docs/ui.md.`,
-		Example: `  mcpctl ui --demo
-  mcpctl ui -s github
-  mcpctl ui -- npx -y @modelcontextprotocol/server-everything`,
+		Example: `  mcpctl ui --demo    # needs: a terminal
+  mcpctl ui -- npx -y @modelcontextprotocol/server-everything    # needs: a terminal`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) > 0 {
