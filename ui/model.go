@@ -87,8 +87,10 @@ type Model struct {
 	form    *form // the call form, while modeForm
 	elicits []*form
 	text    textView
-	busy    string // a request in flight
-	status  string
+	// serverScroll is the first line of the server pane on screen.
+	serverScroll int
+	busy         string // a request in flight
+	status       string
 
 	frames  []frame
 	pending map[string]time.Time // request time by direction+id
@@ -511,6 +513,17 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	}
 	h := m.bodyHeight()
 	l := &m.lists[m.pane]
+	if m.pane == paneServer {
+		// The server pane is a text: the list keys scroll it.
+		switch k.String() {
+		case "down", "j":
+			m.serverScroll++
+		case "up", "k":
+			m.serverScroll = max(0, m.serverScroll-1)
+		case "home", "g":
+			m.serverScroll = 0
+		}
+	}
 	switch k.String() {
 	case "q":
 		return tea.Quit
@@ -747,10 +760,12 @@ func helpLines() []string {
 		"Acting",
 		"  enter                       tool: its call form; frame: its JSON;",
 		"                              history: the result; others: the description",
-		"  in a form: tab/↑/↓ move, ←/→ choose, enter sends (blocked while invalid), esc back",
+		"  in a form                   tab/↑/↓ field, ←/→ choice, esc back,",
+		"                              enter sends (not while anything is invalid)",
 		"  r                           result: raw JSON on/off; history: re-run the call",
 		"  e                           history: edit the call in its form",
-		"  y                           result or history: print the `mcpctl call` command line on exit",
+		"  y                           result or history: print its mcpctl call",
+		"                              command line when the ui ends",
 		"Elicitation forms",
 		"  enter accepts, ctrl+d declines, esc cancels",
 		"Leaving",

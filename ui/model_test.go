@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/google/go-cmp/cmp"
@@ -61,21 +60,14 @@ func (d *driver) send(msg tea.Msg) {
 	d.run(cmd)
 }
 
-// run runs cmd and what follows from it, except the cursor's blinking.
+// run runs cmd and what follows from it. The model's commands all end
+// (its text inputs' cursors do not blink), except the feed's listener,
+// which the tests leave out by giving the model no feed.
 func (d *driver) run(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	done := make(chan tea.Msg, 1)
-	go func() { done <- cmd() }()
-	var msg tea.Msg
-	select {
-	case msg = <-done:
-	case <-time.After(50 * time.Millisecond):
-		// A timer (a cursor blink), not work of the program's.
-		return
-	}
-	switch msg := msg.(type) {
+	switch msg := cmd().(type) {
 	case nil:
 	case tea.QuitMsg:
 		d.quit = true
@@ -104,6 +96,11 @@ func (d *driver) golden(name string) {
 	got := d.m.View()
 	if lines := strings.Count(got, "\n") + 1; lines != d.m.height {
 		d.t.Errorf("%s: the screen has %d lines, want %d", name, lines, d.m.height)
+	}
+	for i, line := range strings.Split(got, "\n") {
+		if w := cellWidth(line); w > d.m.width {
+			d.t.Errorf("%s: line %d is %d cells wide, more than the terminal's %d", name, i+1, w, d.m.width)
+		}
 	}
 	path := filepath.Join("testdata", name+".golden")
 	if os.Getenv("MCPCTL_UPDATE") != "" {
@@ -171,7 +168,6 @@ func TestValidationBlocksSending(t *testing.T) {
 func TestElicitationForm(t *testing.T) {
 	feed := NewFeed()
 	d := newDriver(t, 80, 24, nil)
-	d.m.opts.Feed = feed
 	req := &client.ElicitRequest{Mode: "form", Message: "Who are you?", Fields: []client.FormField{
 		{Name: "name", Type: "string", Required: true},
 		{Name: "age", Type: "integer"},
@@ -218,4 +214,18 @@ func TestFramesPane(t *testing.T) {
 	if !answered {
 		t.Error("no response has a latency")
 	}
+}
+
+func TestServerPaneAndHelp(t *testing.T) {
+	d := newDriver(t, 80, 24, nil)
+	d.keys("5")
+	d.golden("server-80x24")
+	d.keys("jjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjj")
+	d.golden("server-scrolled-80x24")
+	d.keys("?")
+	d.golden("help-80x24")
+	d.key(tea.KeyEsc)
+	// Resized while running: the next frame fits the new size.
+	d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.golden("server-120x40")
 }

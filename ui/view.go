@@ -31,6 +31,8 @@ func (m *Model) View() string {
 		content = append([]string{m.st.heading.Render(fit(t.title, w))}, t.lines[min(t.scroll, len(t.lines)):]...)
 	case m.pane == paneServer:
 		content = m.serverLines(w)
+		m.serverScroll = min(m.serverScroll, max(0, len(content)-body))
+		content = content[m.serverScroll:]
 	default:
 		content = m.browse(w, body)
 	}
