@@ -558,7 +558,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case "esc":
 		l.setFilter("")
 	case "enter":
-		return m.open(nil)
+		return m.open()
 	case "y":
 		if i := l.selected(); m.pane == paneHistory && i >= 0 {
 			line := m.commandLine(&m.history[i])
@@ -604,7 +604,7 @@ func (m *Model) newForm(t *client.Tool, prefill []string) *form {
 
 // open acts on the selected item: a tool's call form, a frame's JSON, an
 // event's whole text, a call's result, an item's description.
-func (m *Model) open(_ []string) tea.Cmd {
+func (m *Model) open() tea.Cmd {
 	i := m.lists[m.pane].selected()
 	if i < 0 {
 		return nil

@@ -106,6 +106,9 @@ func (m *Model) statusText() string {
 	}
 	l := &m.lists[m.pane]
 	s := "/ filter · enter open · tab pane · ? help · q quit"
+	if m.dropped > 0 && (m.pane == paneEvents || m.pane == paneFrames) {
+		s = fmt.Sprintf("%d events dropped: the server sent faster than the screen took them · ", m.dropped) + s
+	}
 	if m.pane == paneHistory {
 		s = "enter result · r re-run · e edit · y print command line · q quit"
 	}
