@@ -167,6 +167,13 @@ type stderrMsg struct {
 	at   time.Time
 }
 
+// eventMsg is a line of the events pane from the program itself (a
+// task's status).
+type eventMsg struct {
+	text string
+	at   time.Time
+}
+
 // Elicit answers a form elicitation request with a form on the screen; it
 // waits for the person, or for ctx.
 func (f *Feed) Elicit(ctx context.Context, req *client.ElicitRequest) (client.ElicitResult, error) {

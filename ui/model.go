@@ -193,12 +193,38 @@ func (m *Model) connect() tea.Cmd {
 // callMsg is a call's outcome.
 type callMsg struct{ c call }
 
+// callTool calls t through the session's pipeline; a tool whose
+// taskSupport is "required" runs as a task, as `mcpctl call` runs it, its
+// status going to the events pane.
 func (m *Model) callTool(t *client.Tool, args map[string]any, words []string) tea.Cmd {
-	ctx, s := m.ctx, m.sess
+	ctx, s, feed := m.ctx, m.sess, m.opts.Feed
 	name := t.Name
 	return func() tea.Msg {
 		start := time.Now()
-		res, err := s.CallTool(ctx, name, args, client.CallOptions{ProgressToken: callProgressToken})
+		co := client.CallOptions{ProgressToken: callProgressToken}
+		var (
+			res *client.CallToolResult
+			err error
+		)
+		asTask, err := s.PlanTask(t, client.TaskAuto)
+		switch {
+		case err != nil:
+		case asTask:
+			var data []byte
+			if data, err = client.MarshalArguments(args); err == nil {
+				res, err = s.CallToolTask(ctx, name, data, co, client.TaskOptions{OnStatus: func(tk client.Task) {
+					if feed != nil {
+						line := "task " + tk.TaskID + ": " + tk.Status
+						if tk.StatusMessage != "" {
+							line += ": " + tk.StatusMessage
+						}
+						feed.push(eventMsg{text: line, at: time.Now()})
+					}
+				}})
+			}
+		default:
+			res, err = s.CallTool(ctx, name, args, co)
+		}
 		return callMsg{c: call{tool: name, words: words, result: res, err: err, took: time.Since(start)}}
 	}
 }
@@ -285,6 +311,8 @@ func (m *Model) feed(e tea.Msg) {
 		m.addEvent(e.at, noteText(e.n))
 	case stderrMsg:
 		m.addEvent(e.at, "stderr: "+e.text)
+	case eventMsg:
+		m.addEvent(e.at, e.text)
 	case elicitMsg:
 		m.elicits = append(m.elicits, elicitForm(m.st, e))
 	}
