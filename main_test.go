@@ -44,6 +44,7 @@ func TestMain(m *testing.M) {
 		"oauthfollow": func() { os.Exit(authserver.FollowMain()) },
 		"rsslaunch":   func() { os.Exit(rssLaunch(os.Args[1:])) },
 		"ttyrun":      func() { os.Exit(ttyRun(os.Args[1:])) },
+		"ttykeys":     func() { os.Exit(ttyKeys(os.Args[1:])) },
 		"pinobserve":  func() { os.Exit(pinObserve(os.Args[1:])) },
 		"holdcall":    func() { os.Exit(holdCall(os.Args[1:])) },
 	})

@@ -223,6 +223,13 @@ func (f *Factory) transport(o *ServerOptions, closers *[]func() error) (transpor
 		}
 		tr = &transport.Trace{W: w, Redactor: red}
 	}
+	if o.TraceTo != nil {
+		if tr == nil {
+			tr = &transport.Trace{W: o.TraceTo, Redactor: red}
+		} else {
+			tr.W = io.MultiWriter(tr.W, o.TraceTo)
+		}
+	}
 	var t transport.Transport
 	switch {
 	case o.Demo:

@@ -80,6 +80,8 @@ func (f *Factory) features(o *ServerOptions) (*clientFeatures, error) {
 		if el, err = elicitation(o.Elicit); err != nil {
 			return nil, err
 		}
+	case o.ElicitForm != nil:
+		el = &client.Elicitation{Ask: o.ElicitForm}
 	case p.interactive:
 		el = &client.Elicitation{Ask: p.form}
 	}

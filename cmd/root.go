@@ -229,6 +229,7 @@ func subcommands() []subcommand {
 		{"tasks", func(f *Factory) *cobra.Command { return NewCmdTasks(f, nil) }},
 		{"watch", func(f *Factory) *cobra.Command { return NewCmdWatch(f, nil) }},
 		{"shell", func(f *Factory) *cobra.Command { return NewCmdShell(f, nil) }},
+		{"ui", func(f *Factory) *cobra.Command { return NewCmdUI(f, nil) }},
 		{"validate", func(f *Factory) *cobra.Command { return NewCmdValidate(f, nil) }},
 		{"scan", func(f *Factory) *cobra.Command { return NewCmdScan(f, nil) }},
 		{"snapshot", func(f *Factory) *cobra.Command { return NewCmdSnapshot(f, nil) }},

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -71,6 +73,12 @@ type ServerOptions struct {
 	// the command's.
 	Lazy  bool
 	Trace string // "", "-" (stderr) or a file
+	// TraceTo (not a flag) receives the trace too, as NDJSON: the ui's
+	// protocol pane.
+	TraceTo io.Writer
+	// ElicitForm (not a flag) answers form elicitation requests when
+	// --elicit is not given: the ui's form. It declares elicitation.
+	ElicitForm func(context.Context, *client.ElicitRequest) (client.ElicitResult, error)
 	// Record is the file --record writes the session to, for mcpctl mock.
 	Record       string
 	ServerStderr string // "" (stream to stderr), "quiet" or a file
