@@ -42,7 +42,9 @@ OAuth sign-in and token store ('mcpctl auth login --url URL' first where
 no browser can open). Everything the server sends comes back as lines.
 When the host closes stdin, the HTTP session is ended (DELETE); when the
 server cannot be reached, pending requests get a JSON-RPC error and the
-proxy exits 1.
+proxy exits 1. A request the server leaves unanswered for --timeout (reset
+by its progress notifications) gets a JSON-RPC error (-32001), is
+cancelled upstream, and the session goes on.
 
 With --listen ADDR and a server command, the proxy serves Streamable
 HTTP at http://ADDR/mcp in front of a stdio server. Each HTTP session
@@ -165,7 +167,7 @@ func runProxyToHTTP(ctx context.Context, f *Factory, opts *ProxyOptions) error {
 	red := f.Redactor()
 	bridge := &proxy.BridgeToHTTP{
 		Upstream: upstream, URL: red.String(transport.RedactURL(o.URL)),
-		In: ios.In, Out: ios.Out, Tap: tap, Redact: red.String,
+		In: ios.In, Out: ios.Out, Tap: tap, Redact: red.String, Timeout: opts.Timeout,
 	}
 	err = bridge.Run(ctx)
 	checks.End(time.Now())

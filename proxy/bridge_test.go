@@ -460,3 +460,64 @@ func TestBridgeToStdioIdleTimeout(t *testing.T) {
 		t.Errorf("no idle and server-exit events; events: %v", rec.events)
 	}
 }
+
+// TestBridgeToHTTPTimeout: a request the upstream leaves unanswered for
+// the bridge's Timeout is answered with the reverse proxy's timeout error
+// and cancelled upstream, and the session goes on.
+func TestBridgeToHTTPTimeout(t *testing.T) {
+	srv := bridgeTestServer(false)
+	cancelled := make(chan struct{})
+	mcp.AddTool(srv, &mcp.Tool{Name: "hang", Description: "Never answers"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			<-ctx.Done()
+			close(cancelled)
+			return nil, nil, ctx.Err()
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+	ctx := context.Background()
+
+	hostOut, bridgeIn := io.Pipe()
+	bridgeOut, hostIn := io.Pipe()
+	rec := &recorder{}
+	tap := NewTap(rec, 0, 0)
+	b := &BridgeToHTTP{Upstream: &transport.StreamableHTTP{Options: transport.HTTPOptions{URL: ts.URL}},
+		URL: ts.URL, In: bridgeOut, Out: bridgeIn, Tap: tap, Timeout: 200 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() {
+		done <- b.Run(ctx)
+		bridgeIn.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).
+		Connect(ctx, &mcp.IOTransport{Reader: hostOut, Writer: hostIn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hang"})
+	var rpcErr *jsonrpc.Error
+	want := "mcpctl proxy: the server at " + ts.URL + " did not answer within 200ms"
+	if !errors.As(err, &rpcErr) || rpcErr.Code != codeUpstreamTimeout || rpcErr.Message != want {
+		t.Fatalf("CallTool(hang) = %v; want error %d %q", err, codeUpstreamTimeout, want)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Error("the server's call was not cancelled")
+	}
+	// The session goes on.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "still here"}})
+	if err != nil {
+		t.Fatalf("CallTool(echo) after the timeout: %v", err)
+	}
+	if txt, ok := res.Content[0].(*mcp.TextContent); !ok || txt.Text != "still here" {
+		t.Errorf("echo answered %+v", res.Content)
+	}
+	cs.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v, want nil", err)
+	}
+	tap.Close()
+	if rec.event("timeout") == nil {
+		t.Errorf("no timeout event; events: %v", rec.events)
+	}
+}
