@@ -50,10 +50,14 @@ With --listen ADDR and a server command, the proxy serves Streamable
 HTTP at http://ADDR/mcp in front of a stdio server. Each HTTP session
 gets a server process of its own: an initialize without Mcp-Session-Id
 starts one, and DELETE, --idle-timeout without a request, or the end of
-the proxy stops it. Requests are answered with JSON; what the server
-sends on its own goes to the session's GET event stream. ADDR without a
-host listens on 127.0.0.1; Origin headers other than loopback ones get
-403. Each HTTP session has its own session log in the state dir.`
+the proxy stops it. Requests are answered with JSON, or with an event
+stream when the host accepts only that or the server sends a message of
+the request's first; what the server sends on its own goes to the
+session's GET event stream. 2026-07-28 requests, which carry no session,
+are served by a pool of server processes, one request at a time each,
+reused while they last. ADDR without a host listens on 127.0.0.1; Origin
+headers other than loopback ones get 403. Each server process has its
+own session log in the state dir.`
 
 // addProxyBridgeFlags registers the bridges' flags on the proxy command.
 // The HTTP flags are the upstream's: declared here rather than with the
