@@ -42,16 +42,22 @@ OAuth sign-in and token store ('mcpctl auth login --url URL' first where
 no browser can open). Everything the server sends comes back as lines.
 When the host closes stdin, the HTTP session is ended (DELETE); when the
 server cannot be reached, pending requests get a JSON-RPC error and the
-proxy exits 1.
+proxy exits 1. A request the server leaves unanswered for --timeout (reset
+by its progress notifications) gets a JSON-RPC error (-32001), is
+cancelled upstream, and the session goes on.
 
 With --listen ADDR and a server command, the proxy serves Streamable
 HTTP at http://ADDR/mcp in front of a stdio server. Each HTTP session
 gets a server process of its own: an initialize without Mcp-Session-Id
 starts one, and DELETE, --idle-timeout without a request, or the end of
-the proxy stops it. Requests are answered with JSON; what the server
-sends on its own goes to the session's GET event stream. ADDR without a
-host listens on 127.0.0.1; Origin headers other than loopback ones get
-403. Each HTTP session has its own session log in the state dir.`
+the proxy stops it. Requests are answered with JSON, or with an event
+stream when the host accepts only that or the server sends a message of
+the request's first; what the server sends on its own goes to the
+session's GET event stream. 2026-07-28 requests, which carry no session,
+are served by a pool of server processes, one request at a time each,
+reused while they last. ADDR without a host listens on 127.0.0.1; Origin
+headers other than loopback ones get 403. Each server process has its
+own session log in the state dir.`
 
 // addProxyBridgeFlags registers the bridges' flags on the proxy command.
 // The HTTP flags are the upstream's: declared here rather than with the
@@ -165,7 +171,7 @@ func runProxyToHTTP(ctx context.Context, f *Factory, opts *ProxyOptions) error {
 	red := f.Redactor()
 	bridge := &proxy.BridgeToHTTP{
 		Upstream: upstream, URL: red.String(transport.RedactURL(o.URL)),
-		In: ios.In, Out: ios.Out, Tap: tap, Redact: red.String,
+		In: ios.In, Out: ios.Out, Tap: tap, Redact: red.String, Timeout: opts.Timeout,
 	}
 	err = bridge.Run(ctx)
 	checks.End(time.Now())

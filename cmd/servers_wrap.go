@@ -33,9 +33,14 @@ proxy, which records and checks every frame the editor exchanges with
 them (see mcpctl proxy ls, watch --session, check and export).
 
 Each stdio server's command becomes this mcpctl (by its absolute path)
-and its args ["proxy", "--", COMMAND, ARGS...]. URL servers are left as
-they are, and wrap says so. Only the command and args values are
-edited: key order, formatting, comments and unknown fields stay.
+and its args ["proxy", "--", COMMAND, ARGS...]. Each URL server becomes
+a stdio server running the bridge: ["proxy", "--url", URL, "--transport",
+TYPE, "-H", "Name: $MCPCTL_HEADER_NAME", ...], its type "stdio", and its
+headers an env holding each value as the editor wrote it (${input:…} and
+${env:…} references keep working; secrets stay out of the arguments).
+A URL server that needs OAuth signs in with mcpctl's token store: run
+'mcpctl auth login --url URL' once. Only those members are edited: key
+order, formatting, comments and unknown fields stay.
 
 The file is copied to FILE.mcpctl-backup before the first server is
 wrapped; servers already wrapped are left alone, so wrapping twice

@@ -145,6 +145,11 @@ type editorEntry struct {
 	// cmd and args are their values.
 	cmd  string
 	args []string
+	// Value is the entry's object in the file, Fields its members and
+	// clean the file without comments, for the edits of URL entries.
+	Value  jsonMember
+	Fields []jsonMember
+	clean  []byte
 }
 
 // editorEntries finds the server entries of an editor's file: the
@@ -201,7 +206,8 @@ func editorEntries(data []byte) ([]editorEntry, error) {
 			if err != nil {
 				return nil, err
 			}
-			e := editorEntry{Name: m.Key, Command: member(fields, "command"), Args: member(fields, "args")}
+			e := editorEntry{Name: m.Key, Command: member(fields, "command"), Args: member(fields, "args"),
+				Value: m, Fields: fields, clean: clean}
 			e.URL = member(fields, "url") != nil || member(fields, "serverUrl") != nil
 			if e.Command != nil {
 				json.Unmarshal(clean[e.Command.ValueStart:e.Command.ValueEnd], &e.cmd)
@@ -275,8 +281,9 @@ func editEntries(data []byte, visit func(editorEntry) (WrapChange, []edit)) ([]b
 
 // wrapData wraps the entries named (all when names is nil) so that each
 // stdio server runs through `exe proxy -- COMMAND ARGS...`, editing only
-// the command and args values: the rest of the file, key order and
-// unknown fields included, stays as it was.
+// the command and args values, and each URL server through the bridge
+// `exe proxy --url URL` (see wrapURL): the rest of the file, key order
+// and unknown fields included, stays as it was.
 func wrapData(data []byte, names []string, exe string) ([]byte, []WrapChange, error) {
 	return editEntries(data, func(e editorEntry) (WrapChange, []edit) {
 		switch {
@@ -284,9 +291,12 @@ func wrapData(data []byte, names []string, exe string) ([]byte, []WrapChange, er
 			return WrapChange{}, nil
 		case e.wrapped():
 			return WrapChange{Name: e.Name, Done: "already wrapped"}, nil
-		case e.Command == nil || e.URL:
-			return WrapChange{Name: e.Name, Done: "skipped",
-				Why: "a URL server: mcpctl proxy has no stdio-to-HTTP bridge in this build, so it is left as it is"}, nil
+		case e.Command != nil && e.URL:
+			return WrapChange{Name: e.Name, Done: "skipped", Why: "it has both a command and a URL: which one the editor runs is unclear"}, nil
+		case e.URL:
+			return wrapURL(e, exe)
+		case e.Command == nil:
+			return WrapChange{Name: e.Name, Done: "skipped", Why: "it has neither a command nor a URL"}, nil
 		}
 		args := append([]string{"proxy", "--", e.cmd}, e.args...)
 		edits := []edit{{e.Command.ValueStart, e.Command.ValueEnd, jsonText(exe)}}
@@ -304,6 +314,9 @@ func unwrapData(data []byte) ([]byte, []WrapChange, error) {
 	return editEntries(data, func(e editorEntry) (WrapChange, []edit) {
 		if !e.wrapped() {
 			return WrapChange{}, nil
+		}
+		if len(e.args) > 1 && e.args[1] == "--url" {
+			return unwrapURL(e)
 		}
 		dash := slices.Index(e.args, "--")
 		if dash < 0 || dash+1 >= len(e.args) {
@@ -340,8 +353,8 @@ func wrappedNames(data []byte) (names []string, exe string, err error) {
 // named (every one when names is nil) runs through `exe proxy -- ...`.
 // Before the first of its servers is wrapped the file is copied to
 // path+[BackupSuffix]; servers already wrapped are left, so wrapping
-// twice changes nothing. URL servers are left as they are (see the
-// report). A name the file does not have is an error.
+// twice changes nothing. URL servers run through `exe proxy --url URL`
+// (see wrapURL). A name the file does not have is an error.
 func WrapFile(path string, names []string, exe string) (*WrapReport, error) {
 	data, mode, err := readEditorFile(path)
 	if err != nil {

@@ -3,9 +3,11 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -20,11 +22,11 @@ func TestWrapUnwrapByteIdentical(t *testing.T) {
 		wrapped []string
 		skipped []string
 	}{
-		{"claude-desktop.json", []string{"filesystem", "weather"}, nil},
-		{"claude-code.json", []string{"local", "proj-server"}, []string{"remote"}},
-		{"cursor.json", []string{"everything", "noargs"}, []string{"sse"}},
-		{"vscode.json", []string{"github"}, []string{"web"}},
-		{"windsurf.json", []string{"git"}, []string{"remote"}},
+		{"claude-desktop.json", []string{"filesystem", "remote", "weather"}, nil},
+		{"claude-code.json", []string{"local", "proj-server", "remote"}, nil},
+		{"cursor.json", []string{"everything", "noargs", "sse"}, nil},
+		{"vscode.json", []string{"github", "sse", "web"}, nil},
+		{"windsurf.json", []string{"git", "remote"}, nil},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			orig, err := os.ReadFile(filepath.Join("testdata", "wrap", tc.file))
@@ -68,6 +70,10 @@ func TestWrapUnwrapByteIdentical(t *testing.T) {
 			}
 			for i, e := range after {
 				if !slices.Contains(tc.wrapped, e.Name) {
+					continue
+				}
+				if before[i].URL {
+					checkWrappedURL(t, orig, before[i], data, e)
 					continue
 				}
 				want := append([]string{"proxy", "--", before[i].cmd}, before[i].args...)
@@ -122,5 +128,75 @@ func TestUnwrapChangedFile(t *testing.T) {
 	}
 	if _, err := WrapFile(path, []string{"nosuch"}, testExe); err == nil {
 		t.Errorf("wrapping a server the file lacks is not an error")
+	}
+}
+
+// checkWrappedURL checks that a wrapped URL entry, started as its editor
+// starts it (its env set, its args given to mcpctl, which expands -H
+// values from the environment), reaches the URL with the headers the
+// entry had, and that its type became stdio.
+func checkWrappedURL(t *testing.T, origData []byte, orig editorEntry, data []byte, e editorEntry) {
+	t.Helper()
+	was, err := decodeEditorServer(orig.Name, stripJSONC(origData)[orig.Value.ValueStart:orig.Value.ValueEnd])
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := decodeEditorServer(e.Name, stripJSONC(data)[e.Value.ValueStart:e.Value.ValueEnd])
+	if err != nil {
+		t.Fatalf("%s: the wrapped entry does not read: %v", e.Name, err)
+	}
+	if now.Command != testExe || now.Transport != TransportStdio || len(now.Args) < 3 || now.Args[0] != "proxy" || now.Args[1] != "--url" || now.Args[2] != was.URL {
+		t.Errorf("%s: %s %q (%s); want %s proxy --url %s, stdio", e.Name, now.Command, now.Args, now.Transport, testExe, was.URL)
+	}
+	headers := map[string]string{}
+	for i := 3; i+1 < len(now.Args); i += 2 {
+		if now.Args[i] != "-H" {
+			if want := map[string]string{TransportSSE: "sse", TransportHTTP: "http"}[was.Transport]; now.Args[i] != "--transport" || now.Args[i+1] != want {
+				t.Errorf("%s: %s %s; want --transport %s", e.Name, now.Args[i], now.Args[i+1], want)
+			}
+			continue
+		}
+		name, value, _ := strings.Cut(now.Args[i+1], ": ")
+		if strings.Contains(value, "{") {
+			t.Errorf("%s: -H %s holds an editor reference, which belongs in env", e.Name, now.Args[i+1])
+		}
+		headers[name] = os.Expand(value, func(k string) string { return now.Env[k] })
+	}
+	if !maps.Equal(headers, was.Headers) && len(headers)+len(was.Headers) > 0 {
+		t.Errorf("%s: headers %q; want %q", e.Name, headers, was.Headers)
+	}
+}
+
+// TestUnwrapChangedFileURL: a wrapped URL entry of a file edited since is
+// turned back in place into the server it was: its URL, type and headers.
+func TestUnwrapChangedFileURL(t *testing.T) {
+	for _, file := range []string{"vscode.json", "windsurf.json", "claude-code.json"} {
+		t.Run(file, func(t *testing.T) {
+			orig, _ := os.ReadFile(filepath.Join("testdata", "wrap", file))
+			path := filepath.Join(t.TempDir(), file)
+			os.WriteFile(path, orig, 0o600)
+			if _, err := WrapFile(path, nil, testExe); err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(path)
+			os.WriteFile(path, append(data, '\n'), 0o600)
+			rep, err := UnwrapFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, _ := os.ReadFile(path)
+			if !rep.Reversed || !json.Valid(stripJSONC(back)) {
+				t.Fatalf("reversed %v:\n%s", rep.Reversed, back)
+			}
+			want, _ := editorEntries(orig)
+			got, _ := editorEntries(back)
+			for i, w := range want {
+				ws, _ := decodeEditorServer(w.Name, stripJSONC(orig)[w.Value.ValueStart:w.Value.ValueEnd])
+				gs, err := decodeEditorServer(got[i].Name, stripJSONC(back)[got[i].Value.ValueStart:got[i].Value.ValueEnd])
+				if err != nil || ws.URL != gs.URL || ws.Transport != gs.Transport || ws.Command != gs.Command || !maps.Equal(ws.Headers, gs.Headers) || !maps.Equal(ws.Env, gs.Env) {
+					t.Errorf("%s: %+v (%v); want %+v", w.Name, gs, err, ws)
+				}
+			}
+		})
 	}
 }

@@ -297,14 +297,16 @@ func TestBridgeToStdioGivesTheDirectResults(t *testing.T) {
 			t.Errorf("progress message %q, want %q", msg, "half way")
 		}
 	case <-time.After(10 * time.Second):
-		t.Error("no progress notification reached the host through the GET stream")
+		t.Error("no progress notification reached the host")
 	}
 	// A second host gets a server process of its own.
 	cs2, err := host.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := b.sessionCount(); n != 2 {
+	// (The host's server/discover probe went to a server of the
+	// stateless pool, which this legacy server refused.)
+	if n := sessionsOf(b, false); n != 2 {
 		t.Errorf("%d sessions running, want 2", n)
 	}
 	if cs.ID() == cs2.ID() || cs.ID() == "" {
@@ -313,19 +315,43 @@ func TestBridgeToStdioGivesTheDirectResults(t *testing.T) {
 	// Closing a session (DELETE) stops its server.
 	cs.Close()
 	cs2.Close()
-	waitSessions(t, b, 0)
+	for deadline := time.Now().Add(20 * time.Second); sessionsOf(b, false) != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions still running, want 0", sessionsOf(b, false))
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(taps) != 2 {
-		t.Fatalf("%d taps opened, want one per session", len(taps))
+	var sessions []*recorder
+	for _, rec := range taps {
+		if rec.event("http-stateless") == nil {
+			sessions = append(sessions, rec)
+		}
 	}
-	for i, rec := range taps {
+	if len(sessions) != 2 {
+		t.Fatalf("%d taps opened for sessions, want one per session", len(sessions))
+	}
+	for i, rec := range sessions {
 		for _, ev := range []string{"start", "http-session", "http-delete", "server-exit"} {
 			if rec.event(ev) == nil {
 				t.Errorf("session %d: no %q event; events: %v", i, ev, rec.events)
 			}
 		}
 	}
+}
+
+// sessionsOf counts b's servers of sessions (stateless false) or of the
+// stateless pool.
+func sessionsOf(b *BridgeToStdio, stateless bool) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, s := range b.sessions {
+		if s.stateless == stateless {
+			n++
+		}
+	}
+	return n
 }
 
 // waitSessions waits until b runs n sessions, as its servers exit.
@@ -458,5 +484,206 @@ func TestBridgeToStdioIdleTimeout(t *testing.T) {
 	waitSessions(t, b, 0)
 	if rec.event("idle") == nil || rec.event("server-exit") == nil {
 		t.Errorf("no idle and server-exit events; events: %v", rec.events)
+	}
+}
+
+// TestBridgeToHTTPTimeout: a request the upstream leaves unanswered for
+// the bridge's Timeout is answered with the reverse proxy's timeout error
+// and cancelled upstream, and the session goes on.
+func TestBridgeToHTTPTimeout(t *testing.T) {
+	srv := bridgeTestServer(false)
+	cancelled := make(chan struct{})
+	mcp.AddTool(srv, &mcp.Tool{Name: "hang", Description: "Never answers"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			<-ctx.Done()
+			close(cancelled)
+			return nil, nil, ctx.Err()
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+	ctx := context.Background()
+
+	hostOut, bridgeIn := io.Pipe()
+	bridgeOut, hostIn := io.Pipe()
+	rec := &recorder{}
+	tap := NewTap(rec, 0, 0)
+	b := &BridgeToHTTP{Upstream: &transport.StreamableHTTP{Options: transport.HTTPOptions{URL: ts.URL}},
+		URL: ts.URL, In: bridgeOut, Out: bridgeIn, Tap: tap, Timeout: 200 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() {
+		done <- b.Run(ctx)
+		bridgeIn.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).
+		Connect(ctx, &mcp.IOTransport{Reader: hostOut, Writer: hostIn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hang"})
+	var rpcErr *jsonrpc.Error
+	want := "mcpctl proxy: the server at " + ts.URL + " did not answer within 200ms"
+	if !errors.As(err, &rpcErr) || rpcErr.Code != codeUpstreamTimeout || rpcErr.Message != want {
+		t.Fatalf("CallTool(hang) = %v; want error %d %q", err, codeUpstreamTimeout, want)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Error("the server's call was not cancelled")
+	}
+	// The session goes on.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "still here"}})
+	if err != nil {
+		t.Fatalf("CallTool(echo) after the timeout: %v", err)
+	}
+	if txt, ok := res.Content[0].(*mcp.TextContent); !ok || txt.Text != "still here" {
+		t.Errorf("echo answered %+v", res.Content)
+	}
+	cs.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v, want nil", err)
+	}
+	tap.Close()
+	if rec.event("timeout") == nil {
+		t.Errorf("no timeout event; events: %v", rec.events)
+	}
+}
+
+// postAccept POSTs body to url in session sid ("" for none) with the
+// Accept header and the other headers given.
+func postAccept(t *testing.T, url, sid, accept, body string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", accept)
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestBridgeToStdioSSEAnswers: a POST is answered with an event stream
+// when the server sends a message of the request's before its answer, or
+// when the host accepts nothing else; with JSON otherwise.
+func TestBridgeToStdioSSEAnswers(t *testing.T) {
+	progress := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}`
+	answer2 := `{"jsonrpc":"2.0","id":2,"result":{"ok":1}}`
+	answer3 := `{"jsonrpc":"2.0","id":3,"result":{"plain":true}}`
+	script := `read l; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; ` +
+		`read l; echo '` + progress + `'; echo '` + answer2 + `'; ` +
+		`read l; echo '` + answer3 + `'; exec cat >/dev/null`
+	b := &BridgeToStdio{Args: []string{"sh", "-c", script}, Stderr: io.Discard,
+		NewTap: func() (*Tap, func(), error) { return NewTap(Observers{}, 0, 0), nil, nil }}
+	ts := httptest.NewServer(b)
+	defer func() {
+		ts.Close()
+		b.Close()
+	}()
+	both := "application/json, text/event-stream"
+	resp, body := postAccept(t, ts.URL, "", both, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, nil)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.Header.Get("Content-Type") != "application/json" || sid == "" {
+		t.Fatalf("initialize: %s %q, session %q; want a JSON answer", resp.Header.Get("Content-Type"), body, sid)
+	}
+	resp, body = postAccept(t, ts.URL, sid, both, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}`, nil)
+	want := "event: message\ndata: " + progress + "\n\nevent: message\ndata: " + answer2 + "\n\n"
+	if resp.Header.Get("Content-Type") != "text/event-stream" || body != want {
+		t.Errorf("a call with progress: %s\n%s\nwant text/event-stream\n%s", resp.Header.Get("Content-Type"), body, want)
+	}
+	resp, body = postAccept(t, ts.URL, sid, "text/event-stream", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, nil)
+	want = "event: message\ndata: " + answer3 + "\n\n"
+	if resp.Header.Get("Content-Type") != "text/event-stream" || body != want {
+		t.Errorf("a host accepting only events: %s\n%s\nwant text/event-stream\n%s", resp.Header.Get("Content-Type"), body, want)
+	}
+}
+
+// TestBridgeToStdioStateless: a 2026-07-28 request, which names no
+// session, is served by a server of the stateless pool, its mirrored
+// headers checked against its body; closing its stream cancels it.
+func TestBridgeToStdioStateless(t *testing.T) {
+	logMsg := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
+	answer := `{"jsonrpc":"2.0","id":5,"result":{"tools":[]}}`
+	dir := t.TempDir()
+	// Answers the first request with a log message and the answer, then
+	// keeps each later line in a file.
+	script := `read l; echo '` + logMsg + `'; echo '` + answer + `'; while read l; do echo "$l" >>` + dir + `/lines; done`
+	b := &BridgeToStdio{Args: []string{"sh", "-c", script}, Stderr: io.Discard,
+		NewTap: func() (*Tap, func(), error) { return NewTap(Observers{}, 0, 0), nil, nil }}
+	ts := httptest.NewServer(b)
+	defer func() {
+		ts.Close()
+		b.Close()
+	}()
+	list := `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	both := "application/json, text/event-stream"
+	headers := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
+
+	for _, c := range []struct {
+		name   string
+		header map[string]string
+	}{
+		{"no mirrored headers", nil},
+		{"another method", map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"}},
+	} {
+		resp, body := postAccept(t, ts.URL, "", both, list, c.header)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `"code":-32020`) {
+			t.Errorf("%s: status %d, %s; want 400 and HeaderMismatch", c.name, resp.StatusCode, body)
+		}
+	}
+	if n := sessionsOf(b, true); n != 0 {
+		t.Errorf("%d stateless servers started for refused requests", n)
+	}
+
+	resp, body := postAccept(t, ts.URL, "", both, list, headers)
+	want := "event: message\ndata: " + logMsg + "\n\nevent: message\ndata: " + answer + "\n\n"
+	if resp.StatusCode != http.StatusOK || body != want || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Errorf("a stateless request: status %d, session %q\n%s\nwant 200, no session\n%s", resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), body, want)
+	}
+	if n := sessionsOf(b, true); n != 1 {
+		t.Errorf("%d stateless servers, want 1", n)
+	}
+
+	// The same server (it is free again) gets the next request; the host
+	// closing the stream cancels it there.
+	ctx, cancel := context.WithCancel(context.Background())
+	call := `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"slow","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader(call))
+	req.Header.Set("Accept", both)
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "slow")
+	sent := make(chan error, 1)
+	go func() {
+		_, err := http.DefaultClient.Do(req)
+		sent <- err
+	}()
+	lines := dir + "/lines"
+	waitFor(t, func() bool { d, _ := os.ReadFile(lines); return strings.Contains(string(d), `"id":6`) })
+	cancel()
+	<-sent
+	waitFor(t, func() bool {
+		d, _ := os.ReadFile(lines)
+		return strings.Contains(string(d), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6,`)
+	})
+	if n := sessionsOf(b, true); n != 1 {
+		t.Errorf("%d stateless servers, want the one reused", n)
+	}
+}
+
+// waitFor waits (up to 20 s) until cond holds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
 	}
 }

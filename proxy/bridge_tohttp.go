@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/transport"
@@ -48,6 +49,12 @@ type BridgeToHTTP struct {
 	// Redact hides secrets in the errors the bridge writes to the host; nil
 	// writes them as they are.
 	Redact func(string) string
+	// Timeout bounds each request: one the upstream has not answered
+	// that long after it was sent (or after its latest progress
+	// notification) is answered in its place with a JSON-RPC error, the
+	// code and words of the HTTP reverse proxy's 504, and cancelled
+	// upstream; the session goes on. Zero means no bound.
+	Timeout time.Duration
 }
 
 // BridgeUpstreamError is the failure of the HTTP server (or of reaching it) that
@@ -74,11 +81,16 @@ type toHTTPRun struct {
 	life context.Context // ends when the run does: Writes and Reads in flight stop
 
 	mu       sync.Mutex
-	pending  map[string]json.RawMessage // requests from the host not yet answered, by id
-	answered map[string]bool            // requests the bridge answered with an error
-	initKey  string                     // the id of the host's latest initialize
-	writes   int                        // Writes in flight
-	version  string                     // the connection's MCP-Protocol-Version
+	pending  map[string]json.RawMessage         // requests from the host not yet answered, by id
+	answered map[string]bool                    // requests the bridge answered with an error
+	initKey  string                             // the id of the host's latest initialize
+	writes   int                                // Writes in flight
+	version  string                             // the connection's MCP-Protocol-Version
+	timers   map[string]*time.Timer             // the Timeout of each pending request, by id
+	progress map[string]string                  // pending requests' progress tokens → their ids
+	cancels  map[string]context.CancelCauseFunc // a pending request's Write in flight, by id
+
+	writeMu sync.Mutex // serialises Writes on a connection that needs it
 
 	outMu   sync.Mutex
 	changed chan struct{} // poked when writes or pending shrink
@@ -99,6 +111,7 @@ func (b *BridgeToHTTP) Run(ctx context.Context) error {
 	r := &toHTTPRun{
 		BridgeToHTTP: b, conn: conn, life: life,
 		pending: map[string]json.RawMessage{}, answered: map[string]bool{},
+		timers: map[string]*time.Timer{}, progress: map[string]string{}, cancels: map[string]context.CancelCauseFunc{},
 		changed: make(chan struct{}, 1), fatal: make(chan error, 1), gone: make(chan error, 1),
 	}
 	// "command" is what proxy ls shows as the server.
@@ -109,6 +122,11 @@ func (b *BridgeToHTTP) Run(ctx context.Context) error {
 
 	end := func() {
 		stop()
+		r.mu.Lock()
+		for _, t := range r.timers {
+			t.Stop()
+		}
+		r.mu.Unlock()
 		conn.Close()
 	}
 	eof := false
@@ -245,12 +263,19 @@ func (r *toHTTPRun) fromHost(line []byte) {
 		r.Tap.Note("error", map[string]any{"op": "relaying to the upstream", "error": "a line from the host that is not JSON-RPC cannot be sent over HTTP; it was dropped"})
 		return
 	}
+	ctx, cancel := context.WithCancelCause(r.life)
 	r.mu.Lock()
 	for _, m := range msgs {
 		if m.isRequest() {
 			r.pending[m.key] = m.id
 			if m.method == "initialize" {
 				r.initKey = m.key
+			}
+			r.startTimer(m)
+			if len(msgs) == 1 {
+				// A request that times out stops its POST too, should
+				// the server not even have answered with headers.
+				r.cancels[m.key] = cancel
 			}
 		}
 	}
@@ -275,7 +300,17 @@ func (r *toHTTPRun) fromHost(line []byte) {
 		wo.Probe = m.method == "server/discover"
 	}
 	send := func() {
-		err := r.conn.Write(r.life, line, wo)
+		err := r.conn.Write(ctx, line, wo)
+		r.mu.Lock()
+		for _, m := range msgs {
+			delete(r.cancels, m.key)
+		}
+		r.mu.Unlock()
+		if errors.Is(context.Cause(ctx), errBridgeTimeout) {
+			// The request timed out and was answered already.
+			err = nil
+		}
+		cancel(nil)
 		r.written(msgs, err)
 	}
 	if cw, ok := r.conn.(transport.ConcurrentWriter); ok && cw.WritesConcurrently() {
@@ -285,7 +320,93 @@ func (r *toHTTPRun) fromHost(line []byte) {
 		go send()
 		return
 	}
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
 	send()
+}
+
+// errBridgeTimeout is the cause of a request's Write ending because the
+// upstream took longer than the bridge's Timeout.
+var errBridgeTimeout = errors.New("the server took longer than the proxy's --timeout")
+
+// startTimer starts the Timeout of request m; r.mu is held.
+func (r *toHTTPRun) startTimer(m bridgeMsg) {
+	if r.Timeout <= 0 {
+		return
+	}
+	if t := r.timers[m.key]; t != nil {
+		t.Stop()
+	}
+	key := m.key
+	r.timers[key] = time.AfterFunc(r.Timeout, func() { r.timedOut(key) })
+	var p struct {
+		Meta struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(m.params, &p) == nil && len(p.Meta.ProgressToken) > 0 {
+		r.progress[string(p.Meta.ProgressToken)] = key
+	}
+}
+
+// settle stops the Timeout of request key, answered; r.mu is held.
+func (r *toHTTPRun) settle(key string) {
+	if t := r.timers[key]; t != nil {
+		t.Stop()
+		delete(r.timers, key)
+	}
+	for tok, k := range r.progress {
+		if k == key {
+			delete(r.progress, tok)
+		}
+	}
+}
+
+// progressed restarts the Timeout of the request a progress notification
+// of the upstream's is about: a call that reports progress is not stalled.
+func (r *toHTTPRun) progressed(params json.RawMessage) {
+	var p struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.ProgressToken) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if key, ok := r.progress[string(p.ProgressToken)]; ok {
+		if t := r.timers[key]; t != nil {
+			t.Reset(r.Timeout)
+		}
+	}
+}
+
+// timedOut answers request key, which the upstream did not answer within
+// Timeout, as the HTTP reverse proxy answers with its 504, then asks the
+// server to stop working on it (an initialize cannot be cancelled).
+func (r *toHTTPRun) timedOut(key string) {
+	if r.life.Err() != nil {
+		return
+	}
+	r.mu.Lock()
+	id, ok := r.pending[key]
+	cancel := r.cancels[key]
+	isInit := key == r.initKey
+	r.mu.Unlock()
+	if !ok {
+		return
+	}
+	text := r.redact(fmt.Sprintf("mcpctl proxy: the server at %s did not answer within %s", r.URL, r.Timeout))
+	r.Tap.Note("timeout", map[string]any{"id": key, "error": text})
+	if cancel != nil {
+		cancel(errBridgeTimeout)
+	}
+	r.answerError(key, codeUpstreamTimeout, text)
+	if isInit || r.life.Err() != nil {
+		return
+	}
+	reason, _ := json.Marshal(fmt.Sprintf("mcpctl proxy: no answer within %s", r.Timeout))
+	line := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) + `,"reason":` + string(reason) + `}}`)
+	r.fromHost(line)
 }
 
 // written handles the outcome of sending msgs: an HTTP error answers the
@@ -332,6 +453,7 @@ func (r *toHTTPRun) answerError(key string, code int, text string) {
 	if ok {
 		delete(r.pending, key)
 		r.answered[key] = true
+		r.settle(key)
 	}
 	r.mu.Unlock()
 	if !ok {
@@ -388,6 +510,11 @@ func (r *toHTTPRun) readUpstream() {
 func (r *toHTTPRun) fromUpstream(msg []byte) {
 	msgs, _, ok := peekBridge(msg)
 	if ok {
+		for _, m := range msgs {
+			if m.method == "notifications/progress" && r.Timeout > 0 {
+				r.progressed(m.params)
+			}
+		}
 		var version string
 		r.mu.Lock()
 		for _, m := range msgs {
@@ -402,6 +529,7 @@ func (r *toHTTPRun) fromUpstream(msg []byte) {
 				return
 			}
 			delete(r.pending, m.key)
+			r.settle(m.key)
 			if m.key == r.initKey && m.result != nil {
 				version = bridgeProtocolVersion(m.result)
 			}

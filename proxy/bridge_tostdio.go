@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -35,11 +36,19 @@ import (
 // one with initialize.
 //
 // A POSTed request is written to the server as a line and answered with
-// the server's answer of the same id, as application/json, its bytes
-// unchanged; notifications and responses get 202. What the server sends
-// on its own (requests, notifications, answers no POST waits for) goes to
-// the session's GET event stream, held in a bounded backlog until the
-// host opens one. Each session has a [Tap] of its own from NewTap.
+// the server's answer of the same id, its bytes unchanged: as
+// application/json, or as an event stream when the host accepts only
+// that or the server sends a message about the request first (see
+// postOf); notifications and responses get 202. What the server sends on
+// its own (notifications of the session, answers no POST waits for) goes
+// to the session's GET event stream, held in a bounded backlog until the
+// host opens one. Each server process has a [Tap] of its own from NewTap.
+//
+// A 2026-07-28 request, which carries its revision in _meta and belongs
+// to no session, is served by a pool of server processes that each serve
+// one request at a time (see statelessServer): reused, so a call does not
+// cost a server start, and never shared by two requests at once, so two
+// hosts' ids never meet on one stdin.
 //
 // Requests are accepted from loopback hosts only when the bridge listens
 // on loopback (the Host header must name a loopback host), and a request
@@ -93,8 +102,13 @@ type bridgeSession struct {
 	inMu  sync.Mutex
 	stdin *io.PipeWriter
 
+	// stateless marks a server of the pool that serves 2026-07-28
+	// requests, which carry no session: one POST at a time, never named
+	// by Mcp-Session-Id.
+	stateless bool
+
 	mu       sync.Mutex
-	waiters  map[string]chan []byte // POSTed requests waiting for their answer, by id
+	waiters  map[string]*bridgePost // the POSTs waiting for their answers, by request id
 	backlog  [][]byte               // for the GET stream
 	dropped  int                    // messages the backlog had no room for
 	streams  int                    // open GET streams (at most one)
@@ -182,7 +196,7 @@ func (b *BridgeToStdio) sessionOf(w http.ResponseWriter, r *http.Request) *bridg
 	b.mu.Lock()
 	s := b.sessions[sid]
 	b.mu.Unlock()
-	if s == nil {
+	if s == nil || s.stateless {
 		http.Error(w, "Not Found: no such session (it ended; start a new one with initialize)", http.StatusNotFound)
 		return nil
 	}
@@ -209,25 +223,43 @@ func (b *BridgeToStdio) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var s *bridgeSession
-	if r.Header.Get(bridgeSessionHeader) == "" {
+	version, _ := client.RelayHeaders(msgs[0].method, msgs[0].params)
+	switch {
+	case !batch && msgs[0].isRequest() && version != "":
+		// A 2026-07-28 request: it carries its own metadata and belongs
+		// to no session (an Mcp-Session-Id header is ignored, as the
+		// revision asks of its servers).
+		if msg := bridgeHeaderMismatch(r, msgs[0]); msg != "" {
+			bridgeWriteJSON(w, http.StatusBadRequest, bridgeRPCError(msgs[0].id, bridgeCodeHeaderMismatch, msg), "")
+			return
+		}
+		if s, err = b.statelessServer(); err != nil {
+			bridgeWriteJSON(w, http.StatusServiceUnavailable, bridgeRPCError(msgs[0].id, bridgeCodeServerGone, "mcpctl proxy: "+err.Error()), "")
+			return
+		}
+		// statelessServer counted the POST in already.
+	case r.Header.Get(bridgeSessionHeader) == "":
 		if !(len(msgs) == 1 && msgs[0].method == "initialize" && msgs[0].isRequest()) {
 			http.Error(w, "Bad Request: no Mcp-Session-Id header (start a session with initialize)", http.StatusBadRequest)
 			return
 		}
-		if s, err = b.start(); err != nil {
+		if s, err = b.start(false); err != nil {
 			bridgeWriteJSON(w, http.StatusServiceUnavailable, bridgeRPCError(msgs[0].id, bridgeCodeServerGone, "mcpctl proxy: "+err.Error()), "")
 			return
 		}
-	} else if s = b.sessionOf(w, r); s == nil {
-		return
+		s.begin()
+	default:
+		if s = b.sessionOf(w, r); s == nil {
+			return
+		}
+		s.begin()
 	}
-	s.begin()
 	defer s.finish()
 
 	// Waiters are in place before the line is written: the answer may
 	// come before the write returns.
+	p := &bridgePost{answers: make(chan []byte, len(msgs)), events: make(chan []byte, bridgePostEvents)}
 	var reqs []bridgeMsg
-	chans := map[string]chan []byte{}
 	s.mu.Lock()
 	for _, m := range msgs {
 		if !m.isRequest() {
@@ -235,23 +267,21 @@ func (b *BridgeToStdio) post(w http.ResponseWriter, r *http.Request) {
 		}
 		if _, dup := s.waiters[m.key]; dup {
 			s.mu.Unlock()
-			for k := range chans {
-				s.dropWaiter(k)
-			}
+			s.dropPost(p)
 			bridgeWriteJSON(w, http.StatusBadRequest, bridgeRPCError(m.id, -32600, "Invalid Request: a request with id "+m.key+" is already pending in this session"), "")
 			return
 		}
-		ch := make(chan []byte, 1)
-		s.waiters[m.key] = ch
-		chans[m.key] = ch
+		s.waiters[m.key] = p
+		p.keys = append(p.keys, m.key)
+		if tok := bridgeProgressToken(m.params); tok != "" {
+			p.tokens = append(p.tokens, tok)
+		}
 		reqs = append(reqs, m)
 	}
 	s.mu.Unlock()
 
 	if err := s.send(line); err != nil {
-		for k := range chans {
-			s.dropWaiter(k)
-		}
+		s.dropPost(p)
 		s.answerGone(w, reqs, batch)
 		return
 	}
@@ -259,39 +289,93 @@ func (b *BridgeToStdio) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	answers := make([][]byte, 0, len(reqs))
-	for _, m := range reqs {
+	// The answer is an event stream when the host takes nothing else, or
+	// once the server sends a message of the request's before answering
+	// it (Streamable HTTP); JSON otherwise.
+	// A stateless server's id is its own: the host never sees it.
+	sid := s.id
+	if s.stateless {
+		sid = ""
+	}
+	out := &bridgeSSE{w: w, sid: sid}
+	if bridgeOnlySSE(r.Header.Get("Accept")) {
+		if out.start() != nil {
+			s.dropPost(p)
+			return
+		}
+	}
+	answers := map[string][]byte{}
+	for len(answers) < len(reqs) {
 		select {
-		case a := <-chans[m.key]:
-			answers = append(answers, a)
+		case a := <-p.answers:
+			msgs, _, _ := peekBridge(a)
+			answers[msgs[0].key] = a
+		case ev := <-p.events:
+			if out.event(ev) != nil {
+				s.hostGone(p, reqs)
+				return
+			}
 		case <-s.done:
-			for k := range chans {
-				s.dropWaiter(k)
+			s.dropPost(p)
+			if out.started {
+				// Headers are sent: the errors go as events.
+				for _, m := range reqs {
+					if answers[m.key] == nil {
+						out.event(bridgeRPCError(m.id, bridgeCodeServerGone, "mcpctl proxy: "+s.endReason()))
+					}
+				}
+				return
 			}
 			s.answerGone(w, reqs, batch)
 			return
 		case <-r.Context().Done():
-			// The host went away; an answer that still comes goes to the
-			// GET stream.
-			for k := range chans {
-				s.dropWaiter(k)
-			}
+			s.hostGone(p, reqs)
 			return
 		}
 	}
-	out := answers[0]
-	if batch {
-		out = append(append([]byte{'['}, bytes.Join(answers, []byte{','})...), ']')
+	// What the server sent before its last answer is in p.events by now
+	// (its lines are routed in order); once the waiters are gone nothing
+	// more can come.
+	s.dropPost(p)
+	for drained := false; !drained; {
+		select {
+		case ev := <-p.events:
+			if out.event(ev) != nil {
+				return
+			}
+		default:
+			drained = true
+		}
 	}
-	bridgeWriteJSON(w, http.StatusOK, out, s.id)
+	if out.started {
+		for _, m := range reqs {
+			if out.event(answers[m.key]) != nil {
+				return
+			}
+		}
+		return
+	}
+	res := answers[reqs[0].key]
+	if batch {
+		list := make([][]byte, len(reqs))
+		for i, m := range reqs {
+			list[i] = answers[m.key]
+		}
+		res = append(append([]byte{'['}, bytes.Join(list, []byte{','})...), ']')
+	}
+	bridgeWriteJSON(w, http.StatusOK, res, sid)
 }
 
 // answerGone answers reqs with the end of the session's server: 502, and
 // a JSON-RPC error for each.
 func (s *bridgeSession) answerGone(w http.ResponseWriter, reqs []bridgeMsg, batch bool) {
 	text := "mcpctl proxy: " + s.endReason()
+	sid := s.id
+	if s.stateless {
+		sid = ""
+	}
 	if len(reqs) == 0 {
-		bridgeWriteJSON(w, http.StatusBadGateway, bridgeRPCError([]byte("null"), bridgeCodeServerGone, text), s.id)
+		bridgeWriteJSON(w, http.StatusBadGateway, bridgeRPCError([]byte("null"), bridgeCodeServerGone, text), sid)
 		return
 	}
 	errs := make([][]byte, len(reqs))
@@ -302,7 +386,7 @@ func (s *bridgeSession) answerGone(w http.ResponseWriter, reqs []bridgeMsg, batc
 	if batch {
 		out = append(append([]byte{'['}, bytes.Join(errs, []byte{','})...), ']')
 	}
-	bridgeWriteJSON(w, http.StatusBadGateway, out, s.id)
+	bridgeWriteJSON(w, http.StatusBadGateway, out, sid)
 }
 
 // endReason says why the session's server is gone, or going.
@@ -391,8 +475,9 @@ func (b *BridgeToStdio) get(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// start starts a new session's server.
-func (b *BridgeToStdio) start() (*bridgeSession, error) {
+// start starts a new session's server, or a server of the stateless pool
+// with a POST counted in.
+func (b *BridgeToStdio) start(stateless bool) (*bridgeSession, error) {
 	var raw [16]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return nil, err
@@ -411,7 +496,11 @@ func (b *BridgeToStdio) start() (*bridgeSession, error) {
 	s := &bridgeSession{
 		id: hex.EncodeToString(raw[:]), b: b, tap: tap,
 		done: make(chan struct{}), sigs: make(chan os.Signal, 4),
-		stdin: pw, waiters: map[string]chan []byte{}, wake: make(chan struct{}),
+		stdin: pw, waiters: map[string]*bridgePost{}, wake: make(chan struct{}),
+		stateless: stateless,
+	}
+	if stateless {
+		s.inFlight = 1
 	}
 	shim := &Stdio{Args: b.Args, Env: b.Env, Dir: b.Dir, In: pr, Out: s, Stderr: b.Stderr, Tap: tap, Signals: s.sigs, Grace: b.Grace}
 	b.mu.Lock()
@@ -421,7 +510,11 @@ func (b *BridgeToStdio) start() (*bridgeSession, error) {
 	b.sessions[s.id] = s
 	b.wg.Add(1)
 	b.mu.Unlock()
-	tap.Note("http-session", map[string]any{"id": s.id})
+	if stateless {
+		tap.Note("http-stateless", nil)
+	} else {
+		tap.Note("http-session", map[string]any{"id": s.id})
+	}
 	if b.IdleTimeout > 0 {
 		s.idle = time.AfterFunc(b.IdleTimeout, s.idleCheck)
 	}
@@ -521,13 +614,26 @@ func (s *bridgeSession) route(line []byte) {
 	s.mu.Lock()
 	for _, m := range msgs {
 		if m.isResponse() {
-			if ch, ok := s.waiters[m.key]; ok {
+			if p, ok := s.waiters[m.key]; ok {
 				delete(s.waiters, m.key)
-				ch <- bytes.Clone(m.raw)
+				p.answers <- bytes.Clone(m.raw)
 				continue
+			}
+		} else if p := s.postOf(m); p != nil {
+			select {
+			case p.events <- bytes.Clone(m.raw):
+				continue
+			default:
 			}
 		}
 		rest = append(rest, m.raw)
+	}
+	if s.stateless && len(rest) > 0 {
+		// No GET stream in 2026-07-28: what no POST waits for has no
+		// way to the host.
+		s.mu.Unlock()
+		s.tap.Note("dropped", map[string]any{"messages": len(rest), "why": "a stateless server's message that no request waits for"})
+		return
 	}
 	for _, m := range rest {
 		if len(s.backlog) >= bridgeBacklog {
@@ -540,13 +646,6 @@ func (s *bridgeSession) route(line []byte) {
 		close(s.wake)
 		s.wake = make(chan struct{})
 	}
-	s.mu.Unlock()
-}
-
-// dropWaiter forgets the POST waiting for key.
-func (s *bridgeSession) dropWaiter(key string) {
-	s.mu.Lock()
-	delete(s.waiters, key)
 	s.mu.Unlock()
 }
 
