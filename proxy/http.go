@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -63,9 +64,17 @@ type HTTP struct {
 	// the host's Authorization and DPoP headers are dropped, never passed
 	// on (no token passthrough).
 	OwnCredentials bool
+	// Govern, when set, governs the host's requests (govern_http.go):
+	// each POST holding a governed request is answered by the proxy, and
+	// what is not governed is relayed as above, its bodies read whole.
+	// Each request's identity is its bearer token's ([TokenIdentity]),
+	// verified with JWTKey when set.
+	Govern *Governor
+	JWTKey []byte
 
 	mu        sync.Mutex
 	lastToken string
+	gov       govSessions
 }
 
 // errUpstreamTimeout is the cause of a request's context ending because
@@ -111,14 +120,27 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("mcpctl proxy: a request from origin %q is refused: only pages served from this machine's loopback addresses may reach the proxy", o), http.StatusForbidden)
 		return
 	}
+	var who *session.Identity
+	if h.Govern != nil {
+		// Read before --auth mcpctl drops the header: the token still
+		// names who calls.
+		who = h.identity(r.Header.Get("Authorization"))
+	}
 	h.learnToken(r.Header.Get("Authorization"))
 	if h.OwnCredentials {
 		r.Header.Del("Authorization")
 		r.Header.Del("DPoP")
 	}
+	var gx *govExchange
+	if h.Govern != nil {
+		var handled bool
+		if gx, handled = h.governed(w, r, who); handled {
+			return
+		}
+	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
-	ex := &exchange{h: h, ctx: ctx, host: r.Host}
+	ex := &exchange{h: h, ctx: ctx, host: r.Host, gov: gx}
 	if h.Timeout > 0 {
 		ex.timer = time.AfterFunc(h.Timeout, func() { cancel(errUpstreamTimeout) })
 		defer ex.timer.Stop()
@@ -167,6 +189,7 @@ type exchange struct {
 	timer *time.Timer // nil without a timeout
 	req   *bodyTap    // the request's body, when it is JSON-RPC
 	host  string      // the host the client connected to, as it named it
+	gov   *govExchange // what the governor asks of it; nil without one
 }
 
 // touch restarts the timeout: the server is still answering.
@@ -216,6 +239,11 @@ func (ex *exchange) modify(resp *http.Response) error {
 		}
 	}
 	ex.h.Tap.Note("http", detail)
+	if ex.gov != nil {
+		if replaced, err := ex.gov.modify(ex.h, resp, sse, plain, onRead); replaced || err != nil {
+			return err
+		}
+	}
 	if !plain {
 		return nil
 	}
