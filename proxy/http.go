@@ -186,9 +186,9 @@ func (h *HTTP) learnToken(auth string) {
 type exchange struct {
 	h     *HTTP
 	ctx   context.Context
-	timer *time.Timer // nil without a timeout
-	req   *bodyTap    // the request's body, when it is JSON-RPC
-	host  string      // the host the client connected to, as it named it
+	timer *time.Timer  // nil without a timeout
+	req   *bodyTap     // the request's body, when it is JSON-RPC
+	host  string       // the host the client connected to, as it named it
 	gov   *govExchange // what the governor asks of it; nil without one
 }
 
