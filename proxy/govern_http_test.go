@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/policy"
+	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/signing"
 )
 
@@ -183,5 +186,168 @@ func TestHTTPGoverned(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// fakeSigner signs with a fixed nonce; fakeVerifier accepts a result
+// that says "signed".
+type fakeSigner struct{}
+
+func (fakeSigner) Sign(tool string, args json.RawMessage) (any, string, error) {
+	return map[string]string{"alg": "HMAC-SHA256", "nonce": "n-1", "value": "v"}, "n-1", nil
+}
+
+type fakeVerifier struct{}
+
+func (fakeVerifier) VerifyResult(tool string, result json.RawMessage, nonce string) error {
+	if !strings.Contains(string(result), "signed") {
+		return &signing.VerifyError{Reason: errors.New("the signature is missing")}
+	}
+	return nil
+}
+
+// streamApprover asks the host through the outbox, on the stream of the
+// held request, and waits for the test's answer.
+type streamApprover struct {
+	out     func() RelatedOutbox
+	answers chan Approval
+}
+
+func (a *streamApprover) Approve(ctx context.Context, r *ApprovalRequest) (Approval, error) {
+	ask := `{"jsonrpc":"2.0","id":"mcpctl-approval-1","method":"elicitation/create","params":{"message":"approve ` + r.Call.Name + `?"}}`
+	if err := a.out().ToHostRelated(json.RawMessage(`2`), []byte(ask)); err != nil {
+		return Approval{}, err
+	}
+	select {
+	case ans := <-a.answers:
+		return ans, nil
+	case <-ctx.Done():
+		return Approval{}, ctx.Err()
+	}
+}
+
+// TestHTTPGovernedStreams drives the governed reverse proxy with a raw
+// HTTP host against a scripted server: a held call's POST is answered as
+// an event stream carrying the proxy's request to the host, then the
+// server's progress notification and its answer; the forwarded request is
+// signed (the server reads it whole by its Content-Length); a result that
+// fails verification is replaced; a refusal is JSON or an event stream as
+// the host's Accept asks; the server never sees the refused call.
+func TestHTTPGovernedStreams(t *testing.T) {
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil || int64(len(body)) != r.ContentLength {
+			t.Errorf("the server read %d bytes (%v), Content-Length %d", len(body), err, r.ContentLength)
+		}
+		mu.Lock()
+		got = append(got, string(body))
+		mu.Unlock()
+		var m struct {
+			ID     json.RawMessage
+			Method string
+			Params struct{ Name string }
+		}
+		json.Unmarshal(body, &m)
+		switch {
+		case m.Method == "initialize":
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"up","version":"1"}}}`)
+		case m.Method == "tools/call":
+			if r.Header.Get("Mcp-Session-Id") != "s1" {
+				t.Errorf("the server got a call without the session id")
+			}
+			text := "signed"
+			if m.Params.Name == "unsigned" {
+				text = "plain"
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n")
+			io.WriteString(w, "id: e2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":"+string(m.ID)+",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\""+text+"\"}]}}\n\n")
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/mcp")
+	a := &streamApprover{answers: make(chan Approval, 1)}
+	p, err := policy.Parse([]byte("slow: {requires_approval: true}\n\"*\": {sensitivity: low}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := &session.PolicyGate{Load: func() (*policy.Policy, error) { return p, nil }}
+	filter := ToolFilter{Deny: []string{"denied"}}
+	g := &Governor{
+		Pipeline: session.NewPipeline(session.Stages{Policy: filter.Policy(gate), Signer: fakeSigner{}, Verifier: fakeVerifier{}}),
+		Server:   "scripted",
+		Filter:   filter,
+		Approver: a,
+	}
+	gate.AskContext = g.AskHook()
+	tap := NewTap(&recorder{}, 0, 0)
+	defer tap.Close()
+	h := &HTTP{Upstream: u, Tap: tap, Govern: g}
+	a.out = func() RelatedOutbox { return h.session("s1") }
+	proxy := httptest.NewServer(h)
+	defer proxy.Close()
+
+	post := func(body, accept string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		req.Header.Set("Mcp-Session-Id", "s1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	both := "application/json, text/event-stream"
+	resp := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, both)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	resp = post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`, both)
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("the held call was answered with %s", ct)
+	}
+	var events []string
+	err = readEvents(resp.Body, func(ev sseEvent) {
+		events = append(events, string(ev.data))
+		if strings.Contains(string(ev.data), "elicitation/create") {
+			a.answers <- Approval{Approved: true, By: "host user"}
+		}
+	})
+	resp.Body.Close()
+	if err != nil || len(events) != 3 || !strings.Contains(events[0], `"approve slow?"`) || !strings.Contains(events[1], "notifications/progress") || !strings.Contains(events[2], `"id":2,"result"`) {
+		t.Fatalf("the host got %q (%v)", events, err)
+	}
+
+	resp = post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"unsigned","arguments":{}}}`, both)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), "signature check failed: signature verification failed: the signature is missing") || strings.Contains(string(b), "plain") {
+		t.Errorf("a result failing verification reached the host as %s", b)
+	}
+
+	for _, tc := range []struct{ accept, ct string }{{"application/json", "application/json"}, {"text/event-stream", "text/event-stream"}, {both, "application/json"}} {
+		resp = post(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"denied","arguments":{}}}`, tc.accept)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != tc.ct || !strings.Contains(string(b), "refused by policy: denied") {
+			t.Errorf("Accept %s: the refusal came as %d %s: %s", tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		}
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	all := strings.Join(got, "\n")
+	if strings.Contains(all, `"denied"`) || strings.Count(all, `"signature":{"alg":"HMAC-SHA256","nonce":"n-1","value":"v"}`) != 2 {
+		t.Errorf("the server got:\n%s", all)
 	}
 }
