@@ -11,6 +11,7 @@ import (
 	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/proxy"
 	"github.com/mcpctl/mcpctl/session"
+	"github.com/mcpctl/mcpctl/transport"
 )
 
 // topicGovern is the help topic of the proxy's governance flags.
@@ -35,6 +36,9 @@ type ProxyGovernOptions struct {
 	JWTKey     string
 	// Given (not a flag) says a governance flag was given.
 	Given bool
+	// URL (not a flag) is the server of the HTTP reverse proxy, "" for
+	// the stdio shim.
+	URL string
 	// Approver (not a flag) asks a person to approve held calls; nil
 	// refuses them unless --approve gives them.
 	Approver proxy.Approver
@@ -81,6 +85,10 @@ func (o *ProxyGovernOptions) given(cmd *cobra.Command) bool {
 func (f *Factory) proxyGovernor(o *ProxyGovernOptions, serverArgs []string, tap *proxy.Tap) (*proxy.Governor, error) {
 	so := &o.Server
 	so.Command = serverArgs
+	name := strings.Join(serverArgs, " ")
+	if o.URL != "" {
+		so.Command, so.URL, name = nil, o.URL, transport.RedactURL(o.URL)
+	}
 	if !o.Given {
 		file, _, err := f.policyFile(so)
 		if err != nil {
@@ -102,7 +110,7 @@ func (f *Factory) proxyGovernor(o *ProxyGovernOptions, serverArgs []string, tap 
 	if o.HostToken != "" && len(o.HostScopes) > 0 {
 		return nil, flagErrorf("--host-token and --host-scope both give the host's scopes: give one of them")
 	}
-	if o.JWTKey != "" && o.HostToken == "" {
+	if o.JWTKey != "" && o.HostToken == "" && o.URL == "" {
 		return nil, flagErrorf("--jwt-key verifies --host-token: give the token too")
 	}
 	o.Sign.LoadKey = f.LoadKey
@@ -141,7 +149,7 @@ func (f *Factory) proxyGovernor(o *ProxyGovernOptions, serverArgs []string, tap 
 	}
 	g := &proxy.Governor{
 		Pipeline:    session.NewPipeline(st),
-		Server:      strings.Join(serverArgs, " "),
+		Server:      name,
 		Filter:      filter,
 		RefuseAs:    proxy.RefuseStyle(o.RefuseAs),
 		GovernReads: trail != nil && trail.W != nil,
@@ -181,9 +189,11 @@ func (f *Factory) hostScopes(o *ProxyGovernOptions) (func() ([]string, string, s
 		}
 		return func() ([]string, string, string, error) { return s, "--host-scope", "", nil }, nil
 	}
-	return func() ([]string, string, string, error) {
-		return nil, "", "the host was given none: --host-scope or --host-token", nil
-	}, nil
+	note := "the host was given none: --host-scope or --host-token"
+	if o.URL != "" {
+		note = "the host sent no bearer token, and no --host-scope grants any"
+	}
+	return func() ([]string, string, string, error) { return nil, "", note, nil }, nil
 }
 
 // governTopic is the help topic of the governance flags.
