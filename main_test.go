@@ -46,6 +46,7 @@ func TestMain(m *testing.M) {
 		"ttyrun":      func() { os.Exit(ttyRun(os.Args[1:])) },
 		"pinobserve":  func() { os.Exit(pinObserve(os.Args[1:])) },
 		"holdcall":    func() { os.Exit(holdCall(os.Args[1:])) },
+		"httphost":    func() { os.Exit(httpHost(os.Args[1:])) },
 	})
 }
 
