@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -350,4 +351,80 @@ func TestHTTPGovernedStreams(t *testing.T) {
 	if strings.Contains(all, `"denied"`) || strings.Count(all, `"signature":{"alg":"HMAC-SHA256","nonce":"n-1","value":"v"}`) != 2 {
 		t.Errorf("the server got:\n%s", all)
 	}
+}
+
+// TestHTTPGovernedRefusesLegacySSE: the legacy HTTP+SSE transport, which
+// answers POSTs on its event stream, is not governed: under governance its
+// event stream ends before the endpoint event, so no host can call through
+// it ungoverned.
+func TestHTTPGovernedRefusesLegacySSE(t *testing.T) {
+	up := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return governedServer() }, nil))
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/sse")
+	g, _ := governor(t, `"*": {sensitivity: low}`, ToolFilter{}, nil)
+	rec := &recorder{}
+	tap := NewTap(rec, 0, 0)
+	proxy := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Govern: g})
+	defer proxy.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "legacy-host", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.SSEClientTransport{Endpoint: proxy.URL + "/sse"}, nil)
+	if err == nil {
+		cs.Close()
+		t.Fatal("a legacy HTTP+SSE session went through the governed proxy")
+	}
+	tap.Close()
+	found := false
+	for _, e := range rec.events {
+		found = found || strings.Contains(fmt.Sprint(e.Detail), "legacy HTTP+SSE transport is not governed")
+	}
+	if !found {
+		t.Errorf("no event says why the stream ended: %+v", rec.events)
+	}
+}
+
+// TestEventSplitter: the events of a stream, cut at any read size and
+// with any line ending, put back together are the stream's bytes, and
+// each message event's data is read whole.
+func TestEventSplitter(t *testing.T) {
+	stream := ": hi\r\n\r\nid: 1\nevent: message\ndata: {\"a\":\ndata: 1}\n\nevent: endpoint\rdata: /x\r\rdata: {\"b\":2}\r\n\r\ntail"
+	for _, size := range []int{1, 2, 3, 7, len(stream)} {
+		sp := eventSplitter{r: &chunkReader{data: []byte(stream), size: size}}
+		var (
+			whole []byte
+			datas []string
+		)
+		for {
+			raw, err := sp.next()
+			whole = append(whole, raw...)
+			if ev := parseEvent(raw); ev.message() {
+				datas = append(datas, ev.id+" "+string(ev.data))
+			}
+			if err != nil {
+				break
+			}
+		}
+		if string(whole) != stream {
+			t.Errorf("read %d at a time: the events make %q", size, whole)
+		}
+		if want := []string{"1 {\"a\":\n1}", " {\"b\":2}"}; strings.Join(datas, "|") != strings.Join(want, "|") {
+			t.Errorf("read %d at a time: messages %q, want %q", size, datas, want)
+		}
+	}
+}
+
+// chunkReader reads data size bytes at a time.
+type chunkReader struct {
+	data []byte
+	size int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), c.size)], c.data)
+	c.data = c.data[n:]
+	return n, nil
 }
