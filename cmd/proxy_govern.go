@@ -59,7 +59,7 @@ func addProxyGovernFlags(cmd *cobra.Command, o *ProxyGovernOptions) {
 	fs.StringVar(&o.RefuseAs, "refuse-as", string(proxy.RefuseToolResult), "Answer a refused tool call with a tool `result` (isError) or a jsonrpc error")
 	fs.StringArrayVar(&o.HostScopes, "host-scope", nil, "Grant the host the `SCOPE`s a policy may require (repeatable, or space-separated)")
 	fs.StringVar(&o.HostToken, "host-token", "", "The host's JWT in `env:NAME|file:PATH`: its scope/scp claims grant its scopes")
-	fs.StringVar(&o.JWTKey, "jwt-key", "", "Verify --host-token (HS256) with the key in `env:NAME|file:PATH`")
+	fs.StringVar(&o.JWTKey, "jwt-key", "", "Verify --host-token and the hosts' bearer tokens (HS256) with the key in `env:NAME|file:PATH`")
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !before[f.Name] {
 			_ = fs.SetAnnotation(f.Name, flagTopicAnnotation, []string{topicGovern})
@@ -201,9 +201,10 @@ func governTopic() HelpTopic {
 	return HelpTopic{
 		Name:  topicGovern,
 		Short: "Policy, signing and audit of the calls a host makes through mcpctl proxy",
-		intro: fmt.Sprintf(`mcpctl proxy -- SERVER governs the host's tools/call requests when a
-governance flag is given, or when a policy or an audit trail is found as
-mcpctl call finds them (mcpctl help policy). Each call runs through the
+		intro: fmt.Sprintf(`mcpctl proxy -- SERVER and mcpctl proxy --listen ADDR --url URL govern
+the host's tools/call requests when a governance flag is given, or when
+a policy or an audit trail is found as mcpctl call finds them (mcpctl
+help policy); the bridges are not governed. Each call runs through the
 same pipeline as mcpctl's own: --allow/--deny, the policy (scopes,
 approval, rate limits shared by every proxy of the server), signing
 (--sign-key), the server's answer, signature verification (--verify-key)
@@ -212,9 +213,10 @@ prompts/get). A refused call never reaches the server: the host gets a tool
 result with isError and one sentence saying why, or with --refuse-as
 jsonrpc a JSON-RPC error %d. A result whose signature fails is replaced
 by a tool error naming the failure. The host's scopes come from
---host-scope or the scope/scp claims of --host-token (the OAuth --scope
-is the upstream's, for --url). A call that needs approval is refused
-unless --approve gives it.`, client.CodeRefused),
+--host-scope or the scope/scp claims of --host-token; over HTTP, from
+the scope/scp claims of each request's bearer token, verified with
+--jwt-key when given (the OAuth --scope is the upstream's, for --url).
+A call that needs approval is refused unless --approve gives it.`, client.CodeRefused),
 		flags:    topicGovern,
 		after:    `The guide: docs/proxy.md (Governance).`,
 		unlisted: true,
