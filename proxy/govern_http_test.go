@@ -98,6 +98,7 @@ func TestHTTPGoverned(t *testing.T) {
 			g, trail := governor(t, "echo: {required_scopes: [tool:echo]}\n\"*\": {sensitivity: low}\n", ToolFilter{Deny: []string{"drop_*"}}, nil)
 			rec := &recorder{}
 			tap := NewTap(rec, 0, 0)
+			defer tap.Close()
 			g.Tap = tap
 			proxy := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Timeout: 10 * time.Second, Govern: g, JWTKey: key})
 			defer proxy.Close()
@@ -366,6 +367,7 @@ func TestHTTPGovernedRefusesLegacySSE(t *testing.T) {
 	tap := NewTap(rec, 0, 0)
 	proxy := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Govern: g})
 	defer proxy.Close()
+	defer tap.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "legacy-host", Version: "1"}, nil)
@@ -427,4 +429,49 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	n := copy(p[:min(len(p), c.size)], c.data)
 	c.data = c.data[n:]
 	return n, nil
+}
+
+// TestHTTPGovernedOwnCredentials: with the proxy signing in itself (--auth
+// mcpctl), the host's bearer token never reaches the server but still
+// names who calls.
+func TestHTTPGovernedOwnCredentials(t *testing.T) {
+	key := []byte("own-credentials-key")
+	tok, err := signing.MintJWT(key, signing.JWTClaims{Subject: "carol", Scopes: []string{"tool:db"}, TTL: time.Hour}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Authorization"); v != "" {
+			t.Errorf("the host's token reached the server: %s", v)
+		}
+		body, _ := io.ReadAll(r.Body)
+		var m struct{ ID json.RawMessage }
+		json.Unmarshal(body, &m)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[{"type":"text","text":"ran"}]}}`)
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/mcp")
+	g, trail := governor(t, "query: {required_scopes: [tool:db]}\n", ToolFilter{}, nil)
+	tap := NewTap(&recorder{}, 0, 0)
+	defer tap.Close()
+	proxy := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Govern: g, JWTKey: key, OwnCredentials: true})
+	defer proxy.Close()
+	req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query","arguments":{}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"text":"ran"`) {
+		t.Errorf("the host got %s", b)
+	}
+	trail.mu.Lock()
+	defer trail.mu.Unlock()
+	if len(trail.recs) != 1 || !strings.HasPrefix(trail.recs[0], "query policy") {
+		t.Errorf("audit records %q", trail.recs)
+	}
 }
