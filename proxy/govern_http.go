@@ -399,6 +399,16 @@ func (s *govSession) post(st *hostStream, msg []byte, m bridgeMsg) error {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	h.Tap.Note("http", map[string]any{"method": http.MethodPost, "path": transport.RedactURL(st.uri), "status": resp.StatusCode, "content_type": ct, "governed": true})
 	body := io.Reader(&touchReader{r: resp.Body, touch: touch})
+	// A stream that breaks after the answer came broke nothing.
+	answered := false
+	pass := func(data []byte) {
+		if !answered && m.isRequest() {
+			if a, _ := bridgePeekOne(data); a.isResponse() && a.key == m.key {
+				answered = true
+			}
+		}
+		s.fromServer(data, st)
+	}
 	switch {
 	case resp.StatusCode/100 != 2:
 		if st.relay(resp) {
@@ -410,16 +420,19 @@ func (s *govSession) post(st *hostStream, msg []byte, m bridgeMsg) error {
 	case ct == "text/event-stream":
 		err = readEvents(body, func(ev sseEvent) {
 			if ev.message() {
-				s.fromServer(ev.data, st)
+				pass(ev.data)
 			}
 		})
 	case ct == "application/json":
 		var data []byte
 		if data, err = io.ReadAll(io.LimitReader(body, transport.DefaultMaxMessageSize)); err == nil {
 			for msg := range Messages(data) {
-				s.fromServer(msg, st)
+				pass(msg)
 			}
 		}
+	}
+	if answered {
+		return nil
 	}
 	if err != nil && errors.Is(context.Cause(ctx), errUpstreamTimeout) {
 		return fmt.Errorf("the server at %s sent nothing for %s", shown, h.Timeout)
