@@ -152,8 +152,9 @@ type govExchange struct {
 
 // governed takes a request when governance is on. It returns handled when
 // it answered the request itself; otherwise the request is relayed, with
-// gx (nil: as without governance).
-func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, who *session.Identity) (gx *govExchange, handled bool) {
+// gx (nil: as without governance). auth is the host's Authorization
+// header, which names the identity of its request.
+func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, auth string) (gx *govExchange, handled bool) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	switch r.Method {
 	case http.MethodGet:
@@ -199,7 +200,7 @@ func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, who *session.Ide
 		// and what the governor does with it outlives the POST.
 		ctx = context.WithoutCancel(ctx)
 	}
-	run := s.conn.FromHost(ctx, bytes.TrimSpace(body), who)
+	run := s.conn.FromHost(ctx, bytes.TrimSpace(body), h.identity(auth))
 	if run == nil {
 		gx = &govExchange{s: s}
 		if fresh {

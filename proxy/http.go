@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -67,9 +66,10 @@ type HTTP struct {
 	// Govern, when set, governs the host's requests (govern_http.go):
 	// each POST holding a governed request is answered by the proxy, and
 	// what is not governed is relayed as above, its bodies read whole.
-	// Each request's identity is its bearer token's ([TokenIdentity]),
-	// verified with JWTKey when set.
+	// Each request's identity is its bearer token's ([TokenIdentity]).
 	Govern *Governor
+	// JWTKey, when set, verifies the bearer tokens that name the
+	// identities of governed requests (HS256).
 	JWTKey []byte
 
 	mu        sync.Mutex
@@ -120,13 +120,10 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("mcpctl proxy: a request from origin %q is refused: only pages served from this machine's loopback addresses may reach the proxy", o), http.StatusForbidden)
 		return
 	}
-	var who *session.Identity
-	if h.Govern != nil {
-		// Read before --auth mcpctl drops the header: the token still
-		// names who calls.
-		who = h.identity(r.Header.Get("Authorization"))
-	}
-	h.learnToken(r.Header.Get("Authorization"))
+	// Kept for the governor: with --auth mcpctl the header is dropped,
+	// yet its token still names who calls.
+	auth := r.Header.Get("Authorization")
+	h.learnToken(auth)
 	if h.OwnCredentials {
 		r.Header.Del("Authorization")
 		r.Header.Del("DPoP")
@@ -134,7 +131,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var gx *govExchange
 	if h.Govern != nil {
 		var handled bool
-		if gx, handled = h.governed(w, r, who); handled {
+		if gx, handled = h.governed(w, r, auth); handled {
 			return
 		}
 	}
