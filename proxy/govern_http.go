@@ -50,11 +50,48 @@ var errNoHostStream = errors.New("no request of the host's is open on an event s
 // errStreamEnded is a message for a POST already answered.
 var errStreamEnded = errors.New("the host's request was already answered")
 
+// maxGovSessions bounds the sessions the governed proxy keeps: hosts that
+// end without a DELETE leave theirs behind, and the oldest goes first.
+const maxGovSessions = 4096
+
 // govSessions are the governed proxy's host sessions.
 type govSessions struct {
-	mu   sync.Mutex
-	byID map[string]*govSession
-	none *govSession // requests without a session id
+	mu    sync.Mutex
+	byID  map[string]*govSession
+	order []string    // byID's keys, oldest first
+	none  *govSession // requests without a session id
+}
+
+// putLocked files s under sid, forgetting the oldest session when there
+// are too many.
+func (g *govSessions) putLocked(sid string, s *govSession) {
+	if g.byID == nil {
+		g.byID = map[string]*govSession{}
+	}
+	if _, ok := g.byID[sid]; !ok {
+		g.order = append(g.order, sid)
+	}
+	g.byID[sid] = s
+	for len(g.order) > maxGovSessions {
+		delete(g.byID, g.order[0])
+		g.order = g.order[1:]
+	}
+}
+
+// drop forgets the session sid.
+func (g *govSessions) drop(sid string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.byID[sid]; !ok {
+		return
+	}
+	delete(g.byID, sid)
+	for i, k := range g.order {
+		if k == sid {
+			g.order = append(g.order[:i], g.order[i+1:]...)
+			break
+		}
+	}
 }
 
 // govSession is one host session: the governor's Conn and the POSTs of
@@ -85,13 +122,10 @@ func (h *HTTP) session(sid string) *govSession {
 		}
 		return g.none
 	}
-	if g.byID == nil {
-		g.byID = map[string]*govSession{}
-	}
 	s := g.byID[sid]
 	if s == nil {
 		s = h.newGovSession()
-		g.byID[sid] = s
+		g.putLocked(sid, s)
 	}
 	return s
 }
@@ -107,10 +141,7 @@ func (h *HTTP) register(sid string, s *govSession, initialize []byte) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.byID == nil {
-		g.byID = map[string]*govSession{}
-	}
-	g.byID[sid] = s
+	g.putLocked(sid, s)
 }
 
 // identity is the identity a request presents: the scope/scp and sub
@@ -161,9 +192,7 @@ func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, auth string) (gx
 		return &govExchange{s: h.session(sid), filter: true}, false
 	case http.MethodDelete:
 		if sid != "" {
-			h.gov.mu.Lock()
-			delete(h.gov.byID, sid)
-			h.gov.mu.Unlock()
+			h.gov.drop(sid)
 		}
 		return nil, false
 	case http.MethodPost:

@@ -475,3 +475,19 @@ func TestHTTPGovernedOwnCredentials(t *testing.T) {
 		t.Errorf("audit records %q", trail.recs)
 	}
 }
+
+// TestGovSessionsBounded: sessions left behind by hosts that never sent
+// a DELETE are forgotten, oldest first, past the bound.
+func TestGovSessionsBounded(t *testing.T) {
+	var g govSessions
+	for i := 0; i <= maxGovSessions; i++ {
+		g.putLocked(fmt.Sprint(i), &govSession{})
+	}
+	if len(g.byID) != maxGovSessions || g.byID["0"] != nil || g.byID["1"] == nil {
+		t.Errorf("%d sessions kept; session 0 kept: %v", len(g.byID), g.byID["0"] != nil)
+	}
+	g.drop("1")
+	if len(g.byID) != maxGovSessions-1 || len(g.order) != maxGovSessions-1 {
+		t.Errorf("after a DELETE: %d sessions, %d in order", len(g.byID), len(g.order))
+	}
+}
