@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 		"ttykeys":     func() { os.Exit(ttyKeys(os.Args[1:])) },
 		"pinobserve":  func() { os.Exit(pinObserve(os.Args[1:])) },
 		"holdcall":    func() { os.Exit(holdCall(os.Args[1:])) },
+		"httphost":    func() { os.Exit(httpHost(os.Args[1:])) },
 	})
 }
 

@@ -72,8 +72,8 @@ Logs: mcpctl proxy ls, watch --session, check, export, mock; docs/proxy.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Server = args
 			opts.Govern.Given = opts.Govern.given(cmd)
-			if opts.Govern.Given && (opts.URL != "" || opts.Listen != "") {
-				return flagErrorf("the governance flags (mcpctl help governance) apply to the stdio shim, -- SERVER, only")
+			if opts.Govern.Given && (opts.URL != "" || opts.Listen != "") && (opts.URL == "" || opts.Listen == "") {
+				return flagErrorf("the governance flags (mcpctl help governance) apply to the stdio shim (-- SERVER) and the HTTP reverse proxy (--listen --url), not to the bridges")
 			}
 			if opts.URL != "" || opts.Listen != "" {
 				return runProxyBridge(cmd.Context(), f, opts)

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/proxy"
 	"github.com/mcpctl/mcpctl/session"
+	"github.com/mcpctl/mcpctl/transport"
 )
 
 // topicGovern is the help topic of the proxy's governance flags.
@@ -35,6 +36,9 @@ type ProxyGovernOptions struct {
 	JWTKey     string
 	// Given (not a flag) says a governance flag was given.
 	Given bool
+	// URL (not a flag) is the server of the HTTP reverse proxy, "" for
+	// the stdio shim.
+	URL string
 	// Approver (not a flag) asks a person to approve held calls; nil
 	// holds them in the approval queue (proxy_govern_hold.go).
 	Approver proxy.Approver
@@ -57,7 +61,7 @@ func addProxyGovernFlags(cmd *cobra.Command, o *ProxyGovernOptions) {
 	fs.StringVar(&o.RefuseAs, "refuse-as", string(proxy.RefuseToolResult), "Answer a refused tool call with a tool `result` (isError) or a jsonrpc error")
 	fs.StringArrayVar(&o.HostScopes, "host-scope", nil, "Grant the host the `SCOPE`s a policy may require (repeatable, or space-separated)")
 	fs.StringVar(&o.HostToken, "host-token", "", "The host's JWT in `env:NAME|file:PATH`: its scope/scp claims grant its scopes")
-	fs.StringVar(&o.JWTKey, "jwt-key", "", "Verify --host-token (HS256) with the key in `env:NAME|file:PATH`")
+	fs.StringVar(&o.JWTKey, "jwt-key", "", "Verify --host-token and the hosts' bearer tokens (HS256) with the key in `env:NAME|file:PATH`")
 	addProxyHoldFlags(cmd, &o.Hold)
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !before[f.Name] {
@@ -84,6 +88,10 @@ func (o *ProxyGovernOptions) given(cmd *cobra.Command) bool {
 func (f *Factory) proxyGovernor(o *ProxyGovernOptions, serverArgs []string, tap *proxy.Tap) (*proxy.Governor, error) {
 	so := &o.Server
 	so.Command = serverArgs
+	name := strings.Join(serverArgs, " ")
+	if o.URL != "" {
+		so.Command, so.URL, name = nil, o.URL, transport.RedactURL(o.URL)
+	}
 	if !o.Given {
 		file, _, err := f.policyFile(so)
 		if err != nil {
@@ -105,7 +113,7 @@ func (f *Factory) proxyGovernor(o *ProxyGovernOptions, serverArgs []string, tap 
 	if o.HostToken != "" && len(o.HostScopes) > 0 {
 		return nil, flagErrorf("--host-token and --host-scope both give the host's scopes: give one of them")
 	}
-	if o.JWTKey != "" && o.HostToken == "" {
+	if o.JWTKey != "" && o.HostToken == "" && o.URL == "" {
 		return nil, flagErrorf("--jwt-key verifies --host-token: give the token too")
 	}
 	o.Sign.LoadKey = f.LoadKey
@@ -154,7 +162,7 @@ func (f *Factory) proxyGovernor(o *ProxyGovernOptions, serverArgs []string, tap 
 	}
 	g := &proxy.Governor{
 		Pipeline:    session.NewPipeline(st),
-		Server:      strings.Join(serverArgs, " "),
+		Server:      name,
 		Filter:      filter,
 		RefuseAs:    proxy.RefuseStyle(o.RefuseAs),
 		GovernReads: trail != nil && trail.W != nil,
@@ -198,9 +206,11 @@ func (f *Factory) hostScopes(o *ProxyGovernOptions) (func() ([]string, string, s
 		}
 		return func() ([]string, string, string, error) { return s, "--host-scope", "", nil }, nil
 	}
-	return func() ([]string, string, string, error) {
-		return nil, "", "the host was given none: --host-scope or --host-token", nil
-	}, nil
+	note := "the host was given none: --host-scope or --host-token"
+	if o.URL != "" {
+		note = "the host sent no bearer token, and no --host-scope grants any"
+	}
+	return func() ([]string, string, string, error) { return nil, "", note, nil }, nil
 }
 
 // governTopic is the help topic of the governance flags.
@@ -208,9 +218,10 @@ func governTopic() HelpTopic {
 	return HelpTopic{
 		Name:  topicGovern,
 		Short: "Policy, signing and audit of the calls a host makes through mcpctl proxy",
-		intro: fmt.Sprintf(`mcpctl proxy -- SERVER governs the host's tools/call requests when a
-governance flag is given, or when a policy or an audit trail is found as
-mcpctl call finds them (mcpctl help policy). Each call runs through the
+		intro: fmt.Sprintf(`mcpctl proxy -- SERVER and mcpctl proxy --listen ADDR --url URL govern
+the host's tools/call requests when a governance flag is given, or when
+a policy or an audit trail is found as mcpctl call finds them (mcpctl
+help policy); the bridges are not governed. Each call runs through the
 same pipeline as mcpctl's own: --allow/--deny, the policy (scopes,
 approval, rate limits shared by every proxy of the server), signing
 (--sign-key), the server's answer, signature verification (--verify-key)
@@ -219,8 +230,9 @@ prompts/get). A refused call never reaches the server: the host gets a tool
 result with isError and one sentence saying why, or with --refuse-as
 jsonrpc a JSON-RPC error %d. A result whose signature fails is replaced
 by a tool error naming the failure. The host's scopes come from
---host-scope or the scope/scp claims of --host-token (the OAuth --scope
-is the upstream's, for --url).
+--host-scope or the scope/scp claims of --host-token; over HTTP, from
+the scope/scp claims of each request's bearer token, verified with
+--jwt-key when given (the OAuth --scope is the upstream's, for --url).
 
 A call that needs approval (requires_approval, or a destructive tool)
 waits for a person, unless --approve gives it: the host's user is asked

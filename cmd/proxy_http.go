@@ -98,6 +98,20 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 	}
 	observers = append(observers, checks)
 	tap = proxy.NewTap(observers, 0, 0)
+	opts.Govern.URL = opts.URL
+	gov, err := f.proxyGovernor(&opts.Govern, nil, tap)
+	if err != nil {
+		tap.Close()
+		return err
+	}
+	var jwtKey []byte
+	if gov != nil && opts.Govern.JWTKey != "" {
+		// --jwt-key verifies each request's bearer token too.
+		if jwtKey, err = f.LoadKey("jwt-key", opts.Govern.JWTKey); err != nil {
+			tap.Close()
+			return err
+		}
+	}
 
 	shown := transport.RedactURL(opts.URL)
 	addr := ln.Addr().String()
@@ -106,7 +120,7 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	h := &proxy.HTTP{Upstream: upstream, Tap: tap, Timeout: opts.Timeout, Transport: upstreamRT, Redactor: red, OwnCredentials: opts.Auth == "mcpctl"}
+	h := &proxy.HTTP{Upstream: upstream, Tap: tap, Timeout: opts.Timeout, Transport: upstreamRT, Redactor: red, OwnCredentials: opts.Auth == "mcpctl", Govern: gov, JWTKey: jwtKey}
 	err = h.Serve(ctx, ln, 2*time.Second)
 	tap.Note("stop", nil)
 	checks.End(time.Now())

@@ -62,7 +62,10 @@ type heldCall struct {
 	version  string
 	elicit   bool
 	progress json.RawMessage // the request's progressToken, if any
-	retry    *approval.Retry
+	// related is the id of the host's request: over HTTP, what the proxy
+	// sends the host about the call goes on that request's stream.
+	related json.RawMessage
+	retry   *approval.Retry
 	// inputRequired, set by the approver, is the result the host gets in
 	// place of a refusal: the question for its user.
 	inputRequired json.RawMessage
@@ -99,6 +102,7 @@ func (c *Conn) heldCall(m *message, line []byte, legacy bool) (h *heldCall, out 
 	h = &heldCall{conn: c, legacy: legacy, version: c.ask.version, elicit: c.ask.elicit}
 	c.mu.Unlock()
 	h.progress, _ = approval.ProgressToken(m.Params)
+	h.related = m.ID
 	if !legacy {
 		var mm modernMeta
 		_ = json.Unmarshal(m.Params, &mm)
@@ -184,7 +188,7 @@ func (c *Conn) hostAnswer(line []byte) bool {
 // askHost sends the host an elicitation/create request with params and
 // returns the channel its answer comes on (a nil answer for an error),
 // and the request's id.
-func (c *Conn) askHost(params json.RawMessage) (string, chan json.RawMessage, error) {
+func (c *Conn) askHost(params, related json.RawMessage) (string, chan json.RawMessage, error) {
 	ch := make(chan json.RawMessage, 1)
 	c.mu.Lock()
 	c.ask.seq++
@@ -197,8 +201,7 @@ func (c *Conn) askHost(params json.RawMessage) (string, chan json.RawMessage, er
 	c.mu.Unlock()
 	out, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params})
 	if err == nil {
-		c.tapFrame(ServerToHost, out)
-		err = c.out.ToHost(out)
+		err = c.toHostAbout(related, out)
 	}
 	if err != nil {
 		c.forget(id)
@@ -216,10 +219,15 @@ func (c *Conn) forget(id string) {
 	c.mu.Unlock()
 }
 
-// toHost writes a message of the proxy's own to the host.
-func (c *Conn) toHost(out []byte) {
+// toHostAbout writes a message of the proxy's own about the host's
+// request related: on that request's stream when the outbox has streams
+// per request (HTTP), else as toHost does.
+func (c *Conn) toHostAbout(related json.RawMessage, out []byte) error {
 	c.tapFrame(ServerToHost, out)
-	_ = c.out.ToHost(out)
+	if ro, ok := c.out.(RelatedOutbox); ok && len(related) > 0 {
+		return ro.ToHostRelated(related, out)
+	}
+	return c.out.ToHost(out)
 }
 
 // QueueApprover is the proxy's [Approver]: each call that needs approval
@@ -294,11 +302,11 @@ func (a *QueueApprover) Approve(ctx context.Context, r *ApprovalRequest) (Approv
 			version = "2025-06-18"
 		}
 		if params, err := approval.ElicitParams(version, prompt); err == nil {
-			go a.elicit(ctx, h.conn, id, params)
+			go a.elicit(ctx, h, id, params)
 		}
 	}
 	if h != nil && h.progress != nil {
-		go a.progress(ctx, h.conn, h.progress, id)
+		go a.progress(ctx, h, id)
 	}
 	v, err := a.Store.Wait(ctx, id, a.timeout())
 	return Approval{Approved: v.Approved, By: v.By, Reason: v.Reason}, err
@@ -307,8 +315,9 @@ func (a *QueueApprover) Approve(ctx context.Context, r *ApprovalRequest) (Approv
 // elicit asks the host's user about held call id and records the answer
 // in the queue, where a decision made first at a terminal wins; when the
 // call ends before the host answers, the question is withdrawn.
-func (a *QueueApprover) elicit(ctx context.Context, c *Conn, id string, params json.RawMessage) {
-	reqID, ch, err := c.askHost(params)
+func (a *QueueApprover) elicit(ctx context.Context, h *heldCall, id string, params json.RawMessage) {
+	c := h.conn
+	reqID, ch, err := c.askHost(params, h.related)
 	if err != nil {
 		return
 	}
@@ -323,13 +332,13 @@ func (a *QueueApprover) elicit(ctx context.Context, c *Conn, id string, params j
 		c.forget(reqID)
 		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
 			"params": map[string]any{"requestId": reqID, "reason": "the call was decided or ended"}})
-		c.toHost(out)
+		_ = c.toHostAbout(h.related, out)
 	}
 }
 
 // progress tells the host every a.Every that call id still waits, while
 // ctx lasts.
-func (a *QueueApprover) progress(ctx context.Context, c *Conn, token json.RawMessage, id string) {
+func (a *QueueApprover) progress(ctx context.Context, h *heldCall, id string) {
 	every := a.Every
 	if every <= 0 {
 		every = approval.Heartbeat
@@ -344,11 +353,11 @@ func (a *QueueApprover) progress(ctx context.Context, c *Conn, token json.RawMes
 		case now := <-tick.C:
 			waited := now.Sub(start).Seconds()
 			left := max(a.timeout().Seconds()-waited, 0)
-			out, err := approval.Progress(token, waited, a.timeout().Seconds(), approval.WaitingMessage(id, left))
+			out, err := approval.Progress(h.progress, waited, a.timeout().Seconds(), approval.WaitingMessage(id, left))
 			if err != nil {
 				return
 			}
-			c.toHost(out)
+			_ = h.conn.toHostAbout(h.related, out)
 		}
 	}
 }

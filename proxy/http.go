@@ -63,9 +63,18 @@ type HTTP struct {
 	// the host's Authorization and DPoP headers are dropped, never passed
 	// on (no token passthrough).
 	OwnCredentials bool
+	// Govern, when set, governs the host's requests (govern_http.go):
+	// each POST holding a governed request is answered by the proxy, and
+	// what is not governed is relayed as above, its bodies read whole.
+	// Each request's identity is its bearer token's ([TokenIdentity]).
+	Govern *Governor
+	// JWTKey, when set, verifies the bearer tokens that name the
+	// identities of governed requests (HS256).
+	JWTKey []byte
 
 	mu        sync.Mutex
 	lastToken string
+	gov       govSessions
 }
 
 // errUpstreamTimeout is the cause of a request's context ending because
@@ -111,14 +120,24 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("mcpctl proxy: a request from origin %q is refused: only pages served from this machine's loopback addresses may reach the proxy", o), http.StatusForbidden)
 		return
 	}
-	h.learnToken(r.Header.Get("Authorization"))
+	// Kept for the governor: with --auth mcpctl the header is dropped,
+	// yet its token still names who calls.
+	auth := r.Header.Get("Authorization")
+	h.learnToken(auth)
 	if h.OwnCredentials {
 		r.Header.Del("Authorization")
 		r.Header.Del("DPoP")
 	}
+	var gx *govExchange
+	if h.Govern != nil {
+		var handled bool
+		if gx, handled = h.governed(w, r, auth); handled {
+			return
+		}
+	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
-	ex := &exchange{h: h, ctx: ctx, host: r.Host}
+	ex := &exchange{h: h, ctx: ctx, host: r.Host, gov: gx}
 	if h.Timeout > 0 {
 		ex.timer = time.AfterFunc(h.Timeout, func() { cancel(errUpstreamTimeout) })
 		defer ex.timer.Stop()
@@ -164,9 +183,10 @@ func (h *HTTP) learnToken(auth string) {
 type exchange struct {
 	h     *HTTP
 	ctx   context.Context
-	timer *time.Timer // nil without a timeout
-	req   *bodyTap    // the request's body, when it is JSON-RPC
-	host  string      // the host the client connected to, as it named it
+	timer *time.Timer  // nil without a timeout
+	req   *bodyTap     // the request's body, when it is JSON-RPC
+	host  string       // the host the client connected to, as it named it
+	gov   *govExchange // what the governor asks of it; nil without one
 }
 
 // touch restarts the timeout: the server is still answering.
@@ -216,6 +236,11 @@ func (ex *exchange) modify(resp *http.Response) error {
 		}
 	}
 	ex.h.Tap.Note("http", detail)
+	if ex.gov != nil {
+		if replaced, err := ex.gov.modify(ex.h, resp, sse, plain, onRead); replaced || err != nil {
+			return err
+		}
+	}
 	if !plain {
 		return nil
 	}
