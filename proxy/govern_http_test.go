@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/approval"
 	"github.com/mcpctl/mcpctl/policy"
 	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/signing"
@@ -489,5 +490,67 @@ func TestGovSessionsBounded(t *testing.T) {
 	g.drop("1")
 	if len(g.byID) != maxGovSessions-1 || len(g.order) != maxGovSessions-1 {
 		t.Errorf("after a DELETE: %d sessions, %d in order", len(g.byID), len(g.order))
+	}
+}
+
+// TestHTTPGovernedApprovalByElicitation: over the reverse proxy, a call
+// that needs approval is asked about on its own POST's event stream; the
+// go-sdk client's user approving it lets it reach the server, declining
+// it refuses it unsent.
+func TestHTTPGovernedApprovalByElicitation(t *testing.T) {
+	log := &bodyLog{next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return governedServer() }, nil)}
+	up := httptest.NewServer(log)
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/mcp")
+	approver := &QueueApprover{Store: approval.Store{Dir: t.TempDir()}, Timeout: 30 * time.Second, Every: time.Hour}
+	g, _ := governor(t, "drop_table: {requires_approval: true}\n\"*\": {sensitivity: low}\n", ToolFilter{}, approver)
+	tap := NewTap(&recorder{}, 0, 0)
+	defer tap.Close()
+	g.Tap = tap
+	proxy := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Timeout: 30 * time.Second, Govern: g})
+	defer proxy.Close()
+
+	for _, tc := range []struct {
+		answer   string
+		approved bool
+	}{{"accept", true}, {"decline", false}} {
+		t.Run(tc.answer, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var asked string
+			c := mcp.NewClient(&mcp.Implementation{Name: "approving-host", Version: "1"}, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked = req.Params.Message
+					if tc.approved {
+						return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+					}
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				},
+			})
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", MaxRetries: -1}, nil)
+			if err != nil {
+				t.Fatalf("connecting: %v", err)
+			}
+			defer cs.Close()
+			before := strings.Count(log.String(), `"drop_table"`)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "drop_table", Arguments: map[string]any{}})
+			if err != nil {
+				t.Fatalf("calling: %v", err)
+			}
+			if !strings.Contains(asked, "drop_table") {
+				t.Errorf("the host's user was asked %q, which does not name the tool", asked)
+			}
+			b, _ := json.Marshal(res.Content)
+			reached := strings.Count(log.String(), `"drop_table"`) > before
+			if tc.approved {
+				if res.IsError || !strings.Contains(string(b), "dropped") || !reached {
+					t.Errorf("approved call: isError %v, content %s, reached the server %v", res.IsError, b, reached)
+				}
+				return
+			}
+			if !res.IsError || !strings.Contains(string(b), "refused by policy") || reached {
+				t.Errorf("declined call: isError %v, content %s, reached the server %v", res.IsError, b, reached)
+			}
+		})
 	}
 }
