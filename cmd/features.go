@@ -41,7 +41,7 @@ func (f *Factory) features(o *ServerOptions) (*clientFeatures, error) {
 	}
 	cf := &clientFeatures{Capabilities: map[string]any{}, Handlers: map[string]client.RequestHandler{}}
 	p := f.prompter(o)
-	if len(o.Roots) > 0 {
+	if len(o.Roots) > 0 || o.DeclareRoots {
 		var list []client.Root
 		for _, dir := range o.Roots {
 			r, err := client.RootFromDir(dir)
@@ -62,6 +62,8 @@ func (f *Factory) features(o *ServerOptions) (*clientFeatures, error) {
 		if answer, err = f.sampleSource(o); err != nil {
 			return nil, err
 		}
+	case o.SampleForm != nil:
+		answer = o.SampleForm
 	case p.interactive:
 		answer = p.sample
 	}

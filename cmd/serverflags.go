@@ -79,6 +79,13 @@ type ServerOptions struct {
 	// ElicitForm (not a flag) answers form elicitation requests when
 	// --elicit is not given: the ui's form. It declares elicitation.
 	ElicitForm func(context.Context, *client.ElicitRequest) (client.ElicitResult, error)
+	// SampleForm (not a flag) answers sampling requests when --sample is
+	// not given: the ui's sampling form. It declares sampling.
+	SampleForm client.SampleFunc
+	// DeclareRoots (not a flag) declares roots even without --root, so
+	// that the list can change while the session runs (the ui's roots
+	// pane).
+	DeclareRoots bool
 	// Record is the file --record writes the session to, for mcpctl mock.
 	Record       string
 	ServerStderr string // "" (stream to stderr), "quiet" or a file

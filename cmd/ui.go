@@ -17,6 +17,7 @@ import (
 type UIOptions struct {
 	Factory *Factory
 	Server  ServerOptions
+	SaveDir string
 }
 
 // NewCmdUI builds `mcpctl ui`. runF replaces the run function in tests.
@@ -30,7 +31,9 @@ resources, templates and prompts in filterable lists with the details
 mcpctl describe gives, a call form generated from each tool's inputSchema
 (checked as you type, as mcpctl call checks arguments), results as call
 prints them, the notifications and every protocol frame of the session,
-and a form for the server's elicitation requests.
+forms for prompts and resource templates with the server's completions,
+a form for the server's elicitation and sampling requests, the tasks
+(c cancels one) and the roots (a adds a folder, d removes one).
 
 Keys: arrows or vim keys move, / filters, enter opens, tab changes pane,
 ? lists every key, q or Ctrl-C leaves. A call's command line, printed on
@@ -50,6 +53,7 @@ scripts use list, call or shell. Guide: docs/ui.md.`,
 		},
 	}
 	addServerFlags(cmd, &opts.Server)
+	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for the images, audio and blobs saved from a result with s; files there are never replaced (default: a cache folder kept to the newest 100 files)")
 	return cmd
 }
 
@@ -78,11 +82,21 @@ func uiRun(ctx context.Context, opts *UIOptions) error {
 	o.OnNotification = feed.Notify
 	o.TraceTo = feed.TraceWriter()
 	o.ElicitForm = feed.Elicit
+	// The sampling form answers unless --sample does; roots are declared
+	// (none unless --root) so that the roots pane can change them.
+	o.SampleForm = feed.Sample
+	o.DeclareRoots = true
+	var cacheDir string
+	if opts.SaveDir == "" {
+		cacheDir, _ = f.blobCacheDir()
+	}
 	res, err := ui.Run(ctx, ui.Options{
 		Name:        o.describe(),
 		Connect:     func(ctx context.Context) (*session.Session, error) { return sf.Connect(ctx, &o) },
 		Feed:        feed,
 		Color:       ios.ColorEnabled(),
+		SaveDir:     opts.SaveDir,
+		CacheDir:    cacheDir,
 		CallCommand: func(tool string, args []string) string { return callCommandLine(&opts.Server, tool, args) },
 		In:          in,
 		Out:         ios.Out,

@@ -32,10 +32,12 @@ const (
 	paneEvents
 	paneFrames
 	paneHistory
+	paneTasks
+	paneRoots
 	paneCount
 )
 
-var paneNames = [paneCount]string{"Tools", "Resources", "Templates", "Prompts", "Server", "Events", "Frames", "History"}
+var paneNames = [paneCount]string{"Tools", "Resources", "Templates", "Prompts", "Server", "Events", "Frames", "History", "Tasks", "Roots"}
 
 // mode is what the keys act on.
 type mode int
@@ -46,6 +48,7 @@ const (
 	modeForm
 	modeText // a full-screen text: a result, a frame's JSON, a description
 	modeHelp
+	modeArgForm // a prompt's or a template's form
 )
 
 // Bounds on what the panes keep.
@@ -85,8 +88,13 @@ type Model struct {
 	filter textinput.Model
 
 	form    *form // the call form, while modeForm
+	argForm *argForm
 	elicits []*form
-	text    textView
+	samples []*sampleForm
+	tasks   []client.Task
+	// rootsEdit is the folder being typed to add to the roots.
+	rootsEdit *rootsEdit
+	text      textView
 	// serverScroll is the first line of the server pane on screen.
 	serverScroll int
 	busy         string // a request in flight
@@ -127,8 +135,11 @@ type textView struct {
 	scroll int
 	// result, when set, is the call shown: r switches to its raw JSON.
 	result *call
-	raw    bool
-	back   mode
+	// content, when set, is the prompt or resource shown: r switches to
+	// its raw JSON too.
+	content *shown
+	raw     bool
+	back    mode
 }
 
 // New returns the model of a program that connects with opts.
@@ -219,6 +230,7 @@ func (m *Model) callTool(t *client.Tool, args map[string]any, words []string) te
 							line += ": " + tk.StatusMessage
 						}
 						feed.push(eventMsg{text: line, at: time.Now()})
+						feed.push(taskSeenMsg{task: tk})
 					}
 				}})
 			}
@@ -249,6 +261,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.connected(msg)
 	case callMsg:
 		m.called(msg.c)
+		return m, nil
+	case shownMsg:
+		m.showShown(msg.s)
+		return m, nil
+	case completedMsg:
+		m.completed(msg)
+		return m, nil
+	case tasksMsg:
+		m.setTasks(msg.tasks)
+		return m, nil
+	case cancelledMsg:
+		return m, m.cancelled(msg)
+	case rootsChangedMsg:
+		m.rootsChanged(msg)
 		return m, nil
 	case feedMsg:
 		m.dropped += msg.dropped
@@ -294,6 +320,7 @@ func (m *Model) connected(msg connectedMsg) tea.Cmd {
 		items[i] = newEntry(p.Name, p.Description)
 	}
 	m.lists[panePrompts] = newList(items)
+	m.showRoots()
 	return nil
 }
 
@@ -315,6 +342,10 @@ func (m *Model) feed(e tea.Msg) {
 		m.addEvent(e.at, e.text)
 	case elicitMsg:
 		m.elicits = append(m.elicits, elicitForm(m.st, e))
+	case sampleMsg:
+		m.samples = append(m.samples, newSampleForm(m.st, e, m.opts.Color, m.width-2))
+	case taskSeenMsg:
+		m.taskSeen(e.task)
 	}
 }
 
@@ -453,6 +484,10 @@ func (m *Model) showCall(c *call, back mode) {
 
 // refreshText lays out the text view for the current width.
 func (m *Model) refreshText() {
+	if s := m.text.content; s != nil {
+		m.text.lines = m.shownLines(s, m.text.raw)
+		return
+	}
 	c := m.text.result
 	if c == nil {
 		return
@@ -507,7 +542,7 @@ func (m *Model) commandLine(c *call) string {
 func (m *Model) bodyHeight() int { return max(1, m.height-3) }
 
 // key handles a key press.
-func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+func (m *Model) key(k tea.KeyMsg) (cmd tea.Cmd) {
 	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
 		// The terminal delivers keys typed quickly in one read, which
 		// bubbletea reports as one message: each is a key of its own.
@@ -522,10 +557,18 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	}
 	// A status line answers the key before; the next one clears it.
 	m.status = ""
+	if len(m.samples) > 0 {
+		return m.sampleKey(k)
+	}
 	if len(m.elicits) > 0 {
 		return m.elicitKey(k)
 	}
+	if m.rootsEdit != nil {
+		return m.rootsEditKey(k)
+	}
 	switch m.mode {
+	case modeArgForm:
+		return m.argFormKey(k)
 	case modeFilter:
 		return m.filterKey(k)
 	case modeForm:
@@ -552,6 +595,22 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 			m.serverScroll = 0
 		}
 	}
+	switch m.pane {
+	case paneTasks:
+		if cmd, ok := m.tasksKey(k.String()); ok {
+			return cmd
+		}
+	case paneRoots:
+		if cmd, ok := m.rootsKey(k.String()); ok {
+			return cmd
+		}
+	}
+	was := m.pane
+	defer func() {
+		if m.pane == paneTasks && was != paneTasks {
+			cmd = tea.Batch(cmd, m.refreshTasks())
+		}
+	}()
 	switch k.String() {
 	case "q":
 		return tea.Quit
@@ -562,8 +621,10 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.pane = (m.pane + 1) % paneCount
 	case "shift+tab", "left", "h":
 		m.pane = (m.pane + paneCount - 1) % paneCount
-	case "1", "2", "3", "4", "5", "6", "7", "8":
+	case "1", "2", "3", "4", "5", "6", "7", "8", "9":
 		m.pane = pane(k.String()[0] - '1')
+	case "0":
+		m.pane = paneRoots
 	case "down", "j":
 		l.move(1, h)
 	case "up", "k":
@@ -640,6 +701,20 @@ func (m *Model) open() tea.Cmd {
 	switch m.pane {
 	case paneTools:
 		m.form, m.mode = m.newForm(&m.tools[i], nil), modeForm
+	case paneResources:
+		m.argForm = nil
+		return m.readResource(m.resources[i].URI)
+	case panePrompts:
+		m.argForm, m.mode = promptForm(m.st, &m.prompts[i]), modeArgForm
+		return m.complete(m.argForm)
+	case paneTemplates:
+		m.argForm, m.mode = templateForm(m.st, &m.templates[i]), modeArgForm
+		return m.complete(m.argForm)
+	case paneTasks:
+		m.text = textView{title: "Task " + m.lists[m.pane].items[i].name, lines: m.describeTask(i, m.width), back: modeBrowse}
+		m.mode = modeText
+	case paneRoots:
+		return nil
 	case paneFrames:
 		f := m.frames[i]
 		var ind bytes.Buffer
@@ -722,7 +797,7 @@ func (m *Model) textKey(k tea.KeyMsg) tea.Cmd {
 		return tea.Quit
 	case "esc", "?", "backspace":
 		m.mode = t.back
-		if m.mode == modeText || (m.mode == modeForm && m.form == nil) {
+		if m.mode == modeText || (m.mode == modeForm && m.form == nil) || (m.mode == modeArgForm && m.argForm == nil) {
 			m.mode = modeBrowse
 		}
 	case "down", "j":
@@ -737,8 +812,10 @@ func (m *Model) textKey(k tea.KeyMsg) tea.Cmd {
 		t.scroll = 0
 	case "end", "G":
 		t.scroll = last
+	case "s":
+		m.saveBlocks()
 	case "r":
-		if t.result != nil {
+		if t.result != nil || t.content != nil {
 			t.raw = !t.raw
 			t.scroll = 0
 			m.refreshText()
@@ -791,11 +868,18 @@ func helpLines() []string {
 		"  in a form                   tab/↑/↓ field, ←/→ choice, esc back,",
 		"                              enter sends (not while anything is invalid)",
 		"  r                           result: raw JSON on/off; history: re-run the call",
+		"  s                           result: save its images, audio and blobs",
 		"  e                           history: edit the call in its form",
 		"  y                           result or history: print its mcpctl call",
 		"                              command line when the ui ends",
+		"  prompt/template form        ↓/↑ a completion, tab takes it; enter gets",
+		"                              the prompt or reads the resource",
+		"  tasks (9)                   c cancel the task, u update, enter details",
+		"  roots (0)                   a add a folder, d remove the root",
 		"Elicitation forms",
 		"  enter accepts, ctrl+d declines, esc cancels",
+		"Sampling requests",
+		"  type an answer or @FILE, enter sends, ctrl+d or esc declines",
 		"Leaving",
 		"  esc back, ? this help, q or ctrl+c quit",
 	}

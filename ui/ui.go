@@ -38,6 +38,10 @@ type Options struct {
 	// CallCommand spells a call as the `mcpctl call` command line that
 	// repeats it, words shell-quoted; nil shows the arguments only.
 	CallCommand func(tool string, args []string) string
+	// SaveDir receives the images, audio and blobs the user saves from a
+	// result (s), as call's --save-dir; when empty, CacheDir, a folder
+	// mcpctl keeps bounded, does. With neither, nothing is saved.
+	SaveDir, CacheDir string
 	// In and Out are the terminal.
 	In  io.Reader
 	Out io.Writer

@@ -21,11 +21,16 @@ func (m *Model) View() string {
 	switch {
 	case m.connecting:
 		content = []string{"", "  Connecting to " + oneLine(m.opts.Name) + "…"}
+	case len(m.samples) > 0:
+		content = m.samples[0].view(m.st, w)
+		content = append(content, "", m.st.dim.Render("enter answers · ctrl+d declines"))
 	case len(m.elicits) > 0:
 		content = m.elicits[0].view(m.st, w)
 		content = append(content, "", m.st.dim.Render("enter accepts · ctrl+d declines · esc cancels"))
 	case m.mode == modeForm:
 		content = m.form.view(m.st, w)
+	case m.mode == modeArgForm:
+		content = m.argForm.view(m.st, w)
 	case m.mode == modeText || m.mode == modeHelp:
 		t := &m.text
 		content = append([]string{m.st.heading.Render(fit(t.title, w))}, t.lines[min(t.scroll, len(t.lines)):]...)
@@ -56,13 +61,18 @@ func (m *Model) titleText() string {
 // tabs is the bar of panes: numbered and counted when the width allows,
 // else the names alone, the current one's count kept.
 func (m *Model) tabs(width int) string {
-	if s := m.tabBar(true); cellWidth(s) <= width {
+	if s := m.tabBar(true, false); cellWidth(s) <= width {
 		return s
 	}
-	return fit(m.tabBar(false), width)
+	if s := m.tabBar(false, false); cellWidth(s) <= width {
+		return s
+	}
+	return fit(m.tabBar(false, true), width)
 }
 
-func (m *Model) tabBar(full bool) string {
+// tabBar is the bar of panes, full (numbered and counted) or not, tight
+// (one space between names) or not.
+func (m *Model) tabBar(full, tight bool) string {
 	parts := make([]string, 0, paneCount)
 	for p := range paneCount {
 		label := paneNames[p]
@@ -79,7 +89,12 @@ func (m *Model) tabBar(full bool) string {
 		if p == m.pane {
 			parts = append(parts, m.st.activeTab.Render("["+label+"]"))
 		} else {
-			parts = append(parts, m.st.tab.Render(" "+label+" "))
+			if tight {
+				label = " " + label
+			} else {
+				label = " " + label + " "
+			}
+			parts = append(parts, m.st.tab.Render(label))
 		}
 	}
 	return strings.Join(parts, "")
@@ -93,12 +108,20 @@ func (m *Model) statusText() string {
 		return m.status
 	case m.mode == modeFilter:
 		return m.filter.View()
+	case len(m.samples) > 0:
+		return "sampling request: type an answer or @FILE · tab field · enter send · ctrl+d decline"
 	case len(m.elicits) > 0:
 		return "elicitation request: fill in the form"
+	case m.rootsEdit != nil:
+		return m.rootsEdit.input.View()
 	case m.mode == modeForm:
 		return "enter send · tab/↑/↓ field · ←/→ choice · esc back"
+	case m.mode == modeArgForm:
+		return "enter send · ↓/↑ completion, tab takes it · tab field · esc back"
 	case m.mode == modeText && m.text.result != nil:
-		return "r raw JSON · y print command line on exit · ↑/↓ scroll · esc back"
+		return "r raw JSON · s save blocks · y print command line on exit · esc back"
+	case m.mode == modeText && m.text.content != nil:
+		return "r raw JSON · s save blocks · ↑/↓ scroll · esc back"
 	case m.mode == modeText || m.mode == modeHelp:
 		return "↑/↓ scroll · esc back · q quit"
 	case m.connecting:
@@ -109,8 +132,20 @@ func (m *Model) statusText() string {
 	if m.dropped > 0 && (m.pane == paneEvents || m.pane == paneFrames) {
 		s = fmt.Sprintf("%d events dropped: the server sent faster than the screen took them · ", m.dropped) + s
 	}
-	if m.pane == paneHistory {
+	switch m.pane {
+	case paneHistory:
 		s = "enter result · r re-run · e edit · y print command line · q quit"
+	case paneTasks:
+		s = "c cancel · u update · enter details · tab pane · q quit"
+	case paneRoots:
+		s = "a add a folder · d remove · tab pane · q quit"
+		if m.rootsList() == nil {
+			s = "the session declares no roots · tab pane · q quit"
+		}
+	case paneResources:
+		s = "enter read · / filter · tab pane · ? help · q quit"
+	case panePrompts, paneTemplates:
+		s = "enter form · / filter · tab pane · ? help · q quit"
 	}
 	if l.filter != "" {
 		s = fmt.Sprintf("filter %q: %d of %d · esc clears · ", l.filter, len(l.shown), len(l.items)) + s
@@ -162,6 +197,11 @@ func (m *Model) describe(p pane, i, width int) []string {
 		return strings.Split(render.WrapText(b.String(), width), "\n")
 	case paneEvents:
 		return strings.Split(render.WrapText(m.events[i], width), "\n")
+	case paneTasks:
+		return m.describeTask(i, width)
+	case paneRoots:
+		it := m.lists[paneRoots].items[i]
+		return strings.Split(render.WrapText(it.name+"\n"+it.desc, width), "\n")
 	case paneHistory:
 		c := &m.history[i]
 		lines := []string{m.commandLine(c), ""}
