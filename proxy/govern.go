@@ -177,17 +177,17 @@ type Conn struct {
 
 	mu      sync.Mutex
 	host    string
-	legacy  bool                          // the host sent initialize
-	tools   map[string]*client.Tool       // from the server's tools/list answers
-	waiting map[string]chan []byte        // governed calls' ids → their answer
-	lists   map[string]bool               // tools/list request ids
-	hold    map[string]context.CancelFunc // held calls, by id
-	ask     hostAsk                       // asking the host's user (govern_approve.go)
+	legacy  bool                    // the host sent initialize
+	tools   map[string]*client.Tool // from the server's tools/list answers
+	waiting map[string]chan []byte  // governed calls' ids → their answer
+	lists   map[string]bool         // tools/list request ids
+	hold    map[string]*heldCancel  // held calls, by id
+	ask     hostAsk                 // asking the host's user (govern_approve.go)
 }
 
 // Conn starts governing a host session whose messages go to out.
 func (g *Governor) Conn(out Outbox) *Conn {
-	return &Conn{g: g, out: out, tools: map[string]*client.Tool{}, waiting: map[string]chan []byte{}, lists: map[string]bool{}, hold: map[string]context.CancelFunc{}}
+	return &Conn{g: g, out: out, tools: map[string]*client.Tool{}, waiting: map[string]chan []byte{}, lists: map[string]bool{}, hold: map[string]*heldCancel{}}
 }
 
 // message is the part of a JSON-RPC message the governor reads.
@@ -300,7 +300,7 @@ func (c *Conn) observeHost(line []byte) {
 			stop := c.hold[idKey(p.RequestID)]
 			c.mu.Unlock()
 			if stop != nil {
-				stop()
+				stop.cancel()
 			}
 		}
 	}
@@ -434,6 +434,11 @@ func (c *Conn) Host() string {
 	return c.host
 }
 
+// heldCancel ends a governed call that waits (for approval, a rate-limit
+// slot or its answer) when the host cancels it; a pointer, so that a call
+// can tell its own entry from that of a later call with the same id.
+type heldCancel struct{ cancel context.CancelFunc }
+
 // govern runs one governed request through the pipeline and answers the
 // host.
 func (c *Conn) govern(parent context.Context, line []byte, m *message, who *session.Identity) {
@@ -446,14 +451,22 @@ func (c *Conn) govern(parent context.Context, line []byte, m *message, who *sess
 	key := idKey(m.ID)
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	mine := &heldCancel{cancel: cancel}
+	var answerTo chan []byte // the channel this call waits on, once sent
 	c.mu.Lock()
-	c.hold[key] = cancel
+	c.hold[key] = mine
 	host, legacy, tool := c.host, c.legacy, c.tools[name]
 	c.mu.Unlock()
 	defer func() {
+		// A host may reuse the id for its next call as soon as it has this
+		// call's answer: only this call's own entries are removed.
 		c.mu.Lock()
-		delete(c.hold, key)
-		delete(c.waiting, key)
+		if c.hold[key] == mine {
+			delete(c.hold, key)
+		}
+		if ch, ok := c.waiting[key]; ok && ch == answerTo {
+			delete(c.waiting, key)
+		}
 		c.mu.Unlock()
 	}()
 	call := &session.Call{Method: m.Method, Name: name, Args: p.Arguments, Server: c.g.Server, Host: host, Identity: who}
@@ -486,6 +499,7 @@ func (c *Conn) govern(parent context.Context, line []byte, m *message, who *sess
 		ch := make(chan []byte, 1)
 		c.mu.Lock()
 		c.waiting[key] = ch
+		answerTo = ch
 		c.mu.Unlock()
 		if err := c.out.ToServer(out); err != nil {
 			return session.Sent{}, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpctl/mcpctl/policy"
 	"github.com/mcpctl/mcpctl/session"
@@ -202,5 +203,53 @@ func TestGovernToolsList(t *testing.T) {
 	}
 	if tool := c.Tool("delete_file"); tool == nil || tool.Annotations == nil || tool.Annotations.DestructiveHint == nil {
 		t.Errorf("the tool book lost delete_file's annotations: %+v", tool)
+	}
+}
+
+// lateOutbox is an outbox whose ToHost returns only once the next
+// request has reached the server (or after a second): the call that wrote
+// the answer finishes after the host has sent its next call.
+type lateOutbox struct{ server, host chan string }
+
+func (o *lateOutbox) ToServer(msg []byte) error { o.server <- string(msg); return nil }
+func (o *lateOutbox) ToHost(msg []byte) error {
+	o.host <- string(msg)
+	select {
+	case m := <-o.server:
+		o.server <- m
+	case <-time.After(time.Second):
+	}
+	return nil
+}
+
+// TestGovernReusedID: a host may use an id again as soon as it has the
+// answer of the call that had it; each call with the reused id is still
+// governed and answered, even when the first call finishes after the
+// second began (its clean-up once removed the second's entry, whose answer
+// then went to the host unverified while the call waited for ever).
+func TestGovernReusedID(t *testing.T) {
+	g, _ := governor(t, `"*": {sensitivity: low}`, ToolFilter{}, nil)
+	w := &lateOutbox{server: make(chan string, 1), host: make(chan string, 1)}
+	c := g.Conn(w)
+	ctx := context.Background()
+	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`
+	const answer = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}`
+	for i := range 3 {
+		if !start(ctx, c, call) {
+			t.Fatal("the call was not taken for governing")
+		}
+		select {
+		case <-w.server:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("call %d never reached the server", i)
+		}
+		if !c.FromServer([]byte(answer)) {
+			t.Fatalf("call %d: its answer was relayed past the governor", i)
+		}
+		select {
+		case <-w.host:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("call %d was never answered", i)
+		}
 	}
 }
