@@ -238,12 +238,7 @@ func benchTarget(ctx context.Context, f *Factory, s *session.Session, opts *Benc
 	argOpts := schema.ArgOptions{Stdin: f.IOStreams.In, ArgsJSON: opts.ArgsJSON, MaxSize: argumentLimit(&opts.Server)}
 	var mismatches []schema.Violation
 	argOpts.Mismatches = &mismatches
-	var args map[string]any
-	if sch, compileErr := f.toolSchema(tool.InputSchema); compileErr == nil {
-		args, err = sch.ParseArgs(opts.Args, argOpts)
-	} else {
-		args, err = schema.ParseArgs(opts.Args, nil, argOpts)
-	}
+	args, err := f.parseToolArgs(tool, opts.Args, argOpts)
 	if err != nil {
 		return loadtest.Target{}, err
 	}

@@ -176,14 +176,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	// every other violation (exit 5), and --no-validate sends the text.
 	var mismatches []schema.Violation
 	argOpts.Mismatches = &mismatches
-	var args map[string]any
-	if sch, compileErr := f.toolSchema(tool.InputSchema); compileErr == nil {
-		args, err = sch.ParseArgs(opts.Args, argOpts)
-	} else {
-		// A schema that does not compile types nothing (argumentsCheck
-		// says so).
-		args, err = schema.ParseArgs(opts.Args, nil, argOpts)
-	}
+	args, err := f.parseToolArgs(tool, opts.Args, argOpts)
 	if err != nil {
 		return err
 	}

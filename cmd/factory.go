@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/schema"
@@ -97,6 +98,15 @@ type built struct {
 // factory's copies share the run's cache.
 func (f *Factory) toolSchema(raw json.RawMessage) (*schema.Schema, error) {
 	return f.state().schemas.Compile(raw)
+}
+
+// parseToolArgs parses KEY=VALUE words typed by tool's inputSchema. A
+// schema that does not compile types nothing (argumentsCheck says so).
+func (f *Factory) parseToolArgs(tool *client.Tool, words []string, opts schema.ArgOptions) (map[string]any, error) {
+	if sch, err := f.toolSchema(tool.InputSchema); err == nil {
+		return sch.ParseArgs(words, opts)
+	}
+	return schema.ParseArgs(words, nil, opts)
 }
 
 // NewFactory returns a Factory bound to ios and the process's environment,
