@@ -17,6 +17,9 @@ import (
 type UIOptions struct {
 	Factory *Factory
 	Server  ServerOptions
+	// Session is the proxy session to show ("latest", an id or a prefix
+	// of one) instead of a server.
+	Session string
 }
 
 // NewCmdUI builds `mcpctl ui`. runF replaces the run function in tests.
@@ -32,24 +35,39 @@ mcpctl describe gives, a call form generated from each tool's inputSchema
 prints them, the notifications and every protocol frame of the session,
 and a form for the server's elicitation requests.
 
+--session ID|latest shows a proxy session instead (mcpctl proxy), live
+or recorded: its calls and frames as they pass, the proxy's flags,
+per-tool counts and p50/p95 latency, and the calls held for approval, to
+approve (a) or deny (d) as mcpctl proxy approve and deny do.
+
 Keys: arrows or vim keys move, / filters, enter opens, tab changes pane,
 ? lists every key, q or Ctrl-C leaves. A call's command line, printed on
 exit with y, repeats it with mcpctl call. The ui needs a terminal; for
 scripts use list, call or shell. Guide: docs/ui.md.`,
 		Example: `  mcpctl ui --demo    # needs: a terminal
-  mcpctl ui -- npx -y @modelcontextprotocol/server-everything    # needs: a terminal`,
+  mcpctl ui -- npx -y @modelcontextprotocol/server-everything    # needs: a terminal
+  mcpctl ui --session latest    # needs: a terminal (and a proxy session)`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) > 0 {
 				return flagErrorf("ui takes no arguments before --, got %q", args)
 			}
+			if opts.Session != "" {
+				if err := checkUISession(opts); err != nil {
+					return err
+				}
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Session != "" {
+				return uiSessionRun(cmd.Context(), opts)
 			}
 			return uiRun(cmd.Context(), opts)
 		},
 	}
 	addServerFlags(cmd, &opts.Server)
+	cmd.Flags().StringVar(&opts.Session, "session", "", "Show the proxy session `ID` (or latest) instead of a server")
 	return cmd
 }
 
