@@ -22,10 +22,6 @@ func checkUISession(opts *UIOptions) error {
 func uiSessionRun(ctx context.Context, opts *UIOptions) error {
 	f := opts.Factory
 	ios := f.IOStreams
-	in, inFile := ios.In.(*os.File)
-	if !ios.IsStdinTTY() || !ios.IsStdoutTTY() || !inFile {
-		return &ExitCodeError{Code: ExitUsage, Msg: "mcpctl ui needs a terminal; without one use mcpctl watch --session " + opts.Session}
-	}
 	store, err := f.proxyStore()
 	if err != nil {
 		return err
@@ -36,6 +32,10 @@ func uiSessionRun(ctx context.Context, opts *UIOptions) error {
 		if _, err := store.Find(opts.Session); err != nil {
 			return flagErrorf("--session: %v", err)
 		}
+	}
+	in, inFile := ios.In.(*os.File)
+	if !ios.IsStdinTTY() || !ios.IsStdoutTTY() || !inFile {
+		return &ExitCodeError{Code: ExitUsage, Msg: "mcpctl ui needs a terminal; without one use mcpctl watch --session " + opts.Session}
 	}
 	approvals, err := f.approvalStore()
 	if err != nil {
