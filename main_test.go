@@ -209,6 +209,8 @@ func TestScript(t *testing.T) {
 				return python3Available()
 			case "chromium":
 				return chromiumAvailable()
+			case "tmux":
+				return tmuxAvailable()
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -227,6 +229,7 @@ func TestScript(t *testing.T) {
 			"tokenfiles":  cmdTokenFiles,
 			"docexamples": cmdDocExamples,
 			"chromium":    cmdChromium,
+			"tmuxwait":    cmdTmuxWait,
 		},
 	})
 }
