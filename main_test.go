@@ -210,6 +210,8 @@ func TestScript(t *testing.T) {
 				return python3Available()
 			case "chromium":
 				return chromiumAvailable()
+			case "tmux":
+				return tmuxAvailable()
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -228,6 +230,7 @@ func TestScript(t *testing.T) {
 			"tokenfiles":  cmdTokenFiles,
 			"docexamples": cmdDocExamples,
 			"chromium":    cmdChromium,
+			"tmuxwait":    cmdTmuxWait,
 		},
 	})
 }

@@ -18,6 +18,9 @@ type UIOptions struct {
 	Factory *Factory
 	Server  ServerOptions
 	SaveDir string
+	// Session is the proxy session to show ("latest", an id or a prefix
+	// of one) instead of a server.
+	Session string
 }
 
 // NewCmdUI builds `mcpctl ui`. runF replaces the run function in tests.
@@ -35,25 +38,40 @@ forms for prompts and resource templates with the server's completions,
 a form for the server's elicitation and sampling requests, the tasks
 (c cancels one) and the roots (a adds a folder, d removes one).
 
+--session ID|latest shows a proxy session instead (mcpctl proxy), live
+or recorded: its calls and frames as they pass, the proxy's flags,
+per-tool counts and p50/p95 latency, and the calls held for approval, to
+approve (a) or deny (d) as mcpctl proxy approve and deny do.
+
 Keys: arrows or vim keys move, / filters, enter opens, tab changes pane,
 ? lists every key, q or Ctrl-C leaves. A call's command line, printed on
 exit with y, repeats it with mcpctl call. The ui needs a terminal; for
 scripts use list, call or shell. Guide: docs/ui.md.`,
 		Example: `  mcpctl ui --demo    # needs: a terminal
-  mcpctl ui -- npx -y @modelcontextprotocol/server-everything    # needs: a terminal`,
+  mcpctl ui -- npx -y @modelcontextprotocol/server-everything    # needs: a terminal
+  mcpctl ui --session latest    # needs: a terminal (and a proxy session)`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setServerArgs(cmd, args, &opts.Server)
 			if len(args) > 0 {
 				return flagErrorf("ui takes no arguments before --, got %q", args)
 			}
+			if opts.Session != "" {
+				if err := checkUISession(opts); err != nil {
+					return err
+				}
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Session != "" {
+				return uiSessionRun(cmd.Context(), opts)
 			}
 			return uiRun(cmd.Context(), opts)
 		},
 	}
 	addServerFlags(cmd, &opts.Server)
 	cmd.Flags().StringVar(&opts.SaveDir, "save-dir", "", "Folder for the images, audio and blobs saved from a result with s; files there are never replaced (default: a cache folder kept to the newest 100 files)")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "Show the proxy session `ID` (or latest) instead of a server")
 	return cmd
 }
 

@@ -14,7 +14,7 @@
 # "conformance", so they cannot share one node_modules/.bin; a prefix of its
 # own keeps `conformance` (0.1.16) and `conformance-next/node_modules/.bin/
 # conformance` (the alpha) apart.
-# And Debian's chromium under CI (see below).
+# And Debian's chromium and tmux under CI (see below).
 # Idempotent: does nothing when the pinned versions are already there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +48,30 @@ if ! command -v chromium >/dev/null 2>&1; then
       cat "$apt_log" >&2
       rm -f "$apt_log"
       echo "install-tools: apt-get could not install chromium" >&2
+      exit 1
+    fi
+    rm -f "$apt_log"
+  fi
+fi
+
+# Debian's tmux, for the script that drives mcpctl ui in a tmux session
+# and checks capture-pane after each key (testdata/script/ui_tmux.txtar),
+# and for scripts/ui-screenshots.sh. Installed as chromium is: under CI (or
+# MCPCTL_TMUX=1) as root with apt-get; elsewhere left out with a note, and
+# the script skips, except under CI.
+if ! command -v tmux >/dev/null 2>&1; then
+  if [ "${CI:-}" != true ] && [ "${MCPCTL_TMUX:-}" != 1 ]; then
+    echo "install-tools: tmux not installed (MCPCTL_TMUX=1 installs Debian's as root); the ui's tmux test skips" >&2
+  elif [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-tools: tmux not installed: installing it needs root and apt-get; the ui's tmux test skips" >&2
+  else
+    echo "install-tools: installing Debian's tmux with apt-get" >&2
+    apt_log=$(mktemp)
+    if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tmux ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tmux; }; } >"$apt_log" 2>&1; then
+      cat "$apt_log" >&2
+      rm -f "$apt_log"
+      echo "install-tools: apt-get could not install tmux" >&2
       exit 1
     fi
     rm -f "$apt_log"

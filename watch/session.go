@@ -47,11 +47,6 @@ func ProxySession(ctx context.Context, o ProxySessionOptions) error {
 	if err != nil {
 		return err
 	}
-	file, err := os.Open(si.Path)
-	if err != nil {
-		return fmt.Errorf("opening proxy session %s: %w", si.ID, err)
-	}
-	defer file.Close()
 	state := "ended"
 	if si.Running {
 		state = "running"
@@ -59,11 +54,7 @@ func ProxySession(ctx context.Context, o ProxySessionOptions) error {
 	fmt.Fprintf(o.Printer.ErrOut, "watching proxy session %s (%s)\n", si.ID, state)
 
 	checks := &proxy.Checks{OnCall: o.printCall, OnFlag: o.printFlag}
-	f := &follower{ctx: ctx, r: file, interval: o.Interval, running: func() bool {
-		now, err := o.Store.Find(si.ID)
-		return err == nil && now.Running
-	}}
-	last, err := proxy.ReadLog(f, "proxy session "+si.ID, checks)
+	last, err := FollowSession(ctx, o.Store, si, o.Interval, checks)
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -79,23 +70,63 @@ func ProxySession(ctx context.Context, o ProxySessionOptions) error {
 // findSession finds the session o names, waiting for one to start when it
 // names the latest and there is none yet.
 func findSession(ctx context.Context, o ProxySessionOptions) (proxy.SessionInfo, error) {
+	return FindSession(ctx, o.Store, o.Ref, o.Interval, func() {
+		fmt.Fprintf(o.Printer.ErrOut, "waiting for a proxy session to start (in %s)\n", o.Store.Dir)
+	})
+}
+
+// FindSession finds the proxy session ref names in store ("latest", an id
+// or a unique prefix of one). When ref names the latest and there is none
+// yet, it calls waiting once and looks again every interval until one
+// starts or ctx is done ([ErrInterrupted]).
+func FindSession(ctx context.Context, store proxy.Store, ref string, interval time.Duration, waiting func()) (proxy.SessionInfo, error) {
+	if interval <= 0 {
+		interval = 100 * time.Millisecond
+	}
 	said := false
 	for {
-		all, err := o.Store.List()
+		all, err := store.List()
 		if err != nil {
 			return proxy.SessionInfo{}, fmt.Errorf("listing proxy sessions: %w", err)
 		}
-		if len(all) > 0 || (o.Ref != "" && o.Ref != "latest") {
-			return o.Store.Find(o.Ref)
+		if len(all) > 0 || (ref != "" && ref != "latest") {
+			return store.Find(ref)
 		}
-		if !said {
-			fmt.Fprintf(o.Printer.ErrOut, "waiting for a proxy session to start (in %s)\n", o.Store.Dir)
-			said = true
+		if !said && waiting != nil {
+			waiting()
 		}
-		if err := pause(ctx, o.Interval); err != nil {
+		said = true
+		if err := pause(ctx, interval); err != nil {
 			return proxy.SessionInfo{}, ErrInterrupted
 		}
 	}
+}
+
+// FollowSession reads the log of session si into obs, frame by frame, as
+// the proxy writes it: at the log's end it looks again every interval
+// while the proxy still holds the log, and returns once the proxy let go
+// and the rest was read (an ended session is read whole at once), or when
+// ctx is done (then with ctx's error). It returns the time of the last
+// entry, for [proxy.Checks.End]. It only reads the log: a slow reader
+// never slows the proxy.
+func FollowSession(ctx context.Context, store proxy.Store, si proxy.SessionInfo, interval time.Duration, obs proxy.Observer) (time.Time, error) {
+	if interval <= 0 {
+		interval = 100 * time.Millisecond
+	}
+	file, err := os.Open(si.Path)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("opening proxy session %s: %w", si.ID, err)
+	}
+	defer file.Close()
+	f := &follower{ctx: ctx, r: file, interval: interval, running: func() bool {
+		now, err := store.Find(si.ID)
+		return err == nil && now.Running
+	}}
+	last, err := proxy.ReadLog(f, "proxy session "+si.ID, obs)
+	if ctx.Err() != nil {
+		return last, ctx.Err()
+	}
+	return last, err
 }
 
 // pause waits d or until ctx is done.
