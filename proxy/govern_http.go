@@ -103,6 +103,7 @@ type govSession struct {
 	mu      sync.Mutex
 	routes  map[string]*hostStream // the host's request ids → the stream answering them
 	streams []*hostStream          // the open streams the proxy answers, newest last
+	sid     string                 // the session's Mcp-Session-Id, once the server gave it
 }
 
 func (h *HTTP) newGovSession() *govSession {
@@ -139,6 +140,9 @@ func (h *HTTP) register(sid string, s *govSession, initialize []byte) {
 		h.session("").conn.FromHost(context.Background(), initialize, nil)
 		return
 	}
+	s.mu.Lock()
+	s.sid = sid
+	s.mu.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.putLocked(sid, s)
