@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/mcpctl/mcpctl/proxy"
@@ -48,12 +49,14 @@ type Call struct {
 }
 
 // collector is the observer that reads a log: the checks, and the
-// messages of requests and responses kept by direction and id so that
-// each call can be given its own.
+// messages of requests and responses kept by direction, HTTP session and
+// id so that each call can be given its own (hosts sharing a proxy reuse
+// each other's ids, each in its own session).
 type collector struct {
 	checks    proxy.Checks
-	requests  map[string][]json.RawMessage // request direction + id → requests, in order
-	responses map[string][]json.RawMessage // request direction + id → answers, in order
+	requests  map[string][]json.RawMessage // request direction + session + id → requests, in order
+	responses map[string][]json.RawMessage // request direction + session + id → answers, in order
+	open      map[string]int               // request direction + session + id → requests not yet answered
 }
 
 func (c *collector) Frame(f proxy.Frame) {
@@ -62,14 +65,14 @@ func (c *collector) Frame(f proxy.Frame) {
 		return
 	}
 	for m := range proxy.Messages(f.Data) {
-		c.message(f.Dir, m)
+		c.message(f.Dir, f.Session, m)
 	}
 }
 
 func (c *collector) Event(e proxy.Event) { c.checks.Event(e) }
 
 // message files one JSON-RPC message under its call's key.
-func (c *collector) message(dir proxy.Direction, data json.RawMessage) {
+func (c *collector) message(dir proxy.Direction, session string, data json.RawMessage) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -83,8 +86,9 @@ func (c *collector) message(dir proxy.Direction, data json.RawMessage) {
 	id := string(canonical(m.ID))
 	msg := json.RawMessage(bytes.Clone(data))
 	if m.Method != "" {
-		key := dir.String() + " " + id
+		key := callKey(dir.String(), session, id)
 		c.requests[key] = append(c.requests[key], msg)
+		c.open[key]++
 		return
 	}
 	// An answer goes the other way from its request.
@@ -92,8 +96,24 @@ func (c *collector) message(dir proxy.Direction, data json.RawMessage) {
 	if dir == proxy.HostToServer {
 		reqDir = proxy.ServerToHost
 	}
-	key := reqDir.String() + " " + id
+	key := callKey(reqDir.String(), session, id)
+	if c.open[key] == 0 && session != "" {
+		// The answer to a sessionless request (an initialize) names the
+		// session it opens, as the checks know.
+		if k := callKey(reqDir.String(), "", id); c.open[k] > 0 {
+			key = k
+		}
+	}
+	if c.open[key] > 0 {
+		c.open[key]--
+	}
 	c.responses[key] = append(c.responses[key], msg)
+}
+
+// callKey files a call's messages by its request's direction, its HTTP
+// session and its id.
+func callKey(dir, session, id string) string {
+	return dir + " " + strconv.Quote(session) + " " + id
 }
 
 // Read reads a session log from r (name names it in errors and exports)
@@ -101,7 +121,7 @@ func (c *collector) message(dir proxy.Direction, data json.RawMessage) {
 // messages. Calls still unanswered at the end of the log are flagged
 // pending unless running says the session goes on.
 func Read(r io.Reader, name string, running bool) (*Session, error) {
-	c := &collector{checks: proxy.Checks{KeepCalls: true}, requests: map[string][]json.RawMessage{}, responses: map[string][]json.RawMessage{}}
+	c := &collector{checks: proxy.Checks{KeepCalls: true}, requests: map[string][]json.RawMessage{}, responses: map[string][]json.RawMessage{}, open: map[string]int{}}
 	last, err := proxy.ReadLog(r, name, c)
 	if err != nil {
 		return nil, err
@@ -116,7 +136,7 @@ func Read(r io.Reader, name string, running bool) (*Session, error) {
 	}
 	s.Calls = make([]Call, 0, len(sum.Calls))
 	for _, pc := range sum.Calls {
-		key := pc.Dir + " " + pc.ID
+		key := callKey(pc.Dir, pc.Session, pc.ID)
 		call := Call{Call: pc}
 		if q := c.requests[key]; len(q) > 0 {
 			call.Request, c.requests[key] = q[0], q[1:]
@@ -128,7 +148,7 @@ func Read(r io.Reader, name string, running bool) (*Session, error) {
 			}
 		}
 		for _, fl := range sum.Flags {
-			if fl.ID == pc.ID && fl.ID != "" && (fl.Method == "" || fl.Method == pc.Method) {
+			if fl.ID == pc.ID && fl.ID != "" && fl.Session == pc.Session && (fl.Method == "" || fl.Method == pc.Method) {
 				call.Flags = append(call.Flags, fl)
 			}
 		}

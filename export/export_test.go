@@ -335,3 +335,39 @@ func TestWellFormed(t *testing.T) {
 		}
 	}
 }
+
+// TestReadCorrelatesPerSession reads a log of two hosts sharing a proxy,
+// each in its HTTP session and numbering its ids from 0, the first
+// session's call answered after the second began: each call gets its own
+// messages, and nothing is flagged.
+func TestReadCorrelatesPerSession(t *testing.T) {
+	const log = `{"time":"2025-06-01T10:00:00.001Z","direction":"send","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}}
+{"time":"2025-06-01T10:00:00.002Z","direction":"recv","session":"s1","message":{"jsonrpc":"2.0","id":0,"result":{}}}
+{"time":"2025-06-01T10:00:00.003Z","direction":"send","session":"s1","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}}
+{"time":"2025-06-01T10:00:00.004Z","direction":"send","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}}
+{"time":"2025-06-01T10:00:00.005Z","direction":"recv","session":"s2","message":{"jsonrpc":"2.0","id":0,"result":{}}}
+{"time":"2025-06-01T10:00:00.006Z","direction":"send","session":"s2","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fast"}}}
+{"time":"2025-06-01T10:00:00.007Z","direction":"recv","session":"s2","message":{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"fast"}]}}}
+{"time":"2025-06-01T10:00:00.009Z","direction":"recv","session":"s1","message":{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"slow"}]}}}
+`
+	s, err := Read(strings.NewReader(log), "two-hosts", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Flags) > 0 {
+		t.Errorf("flags: %+v", s.Flags)
+	}
+	var got []string
+	for _, c := range s.Calls {
+		got = append(got, fmt.Sprintf("%s %s %s %s: %s → %s", c.Session, c.ID, c.Method, c.Latency, c.Request, c.Response))
+	}
+	want := []string{
+		` 0 initialize 1ms: {"jsonrpc":"2.0","id":0,"method":"initialize","params":{}} → {"jsonrpc":"2.0","id":0,"result":{}}`,
+		`s1 1 tools/call 6ms: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}} → {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"slow"}]}}`,
+		` 0 initialize 1ms: {"jsonrpc":"2.0","id":0,"method":"initialize","params":{}} → {"jsonrpc":"2.0","id":0,"result":{}}`,
+		`s2 1 tools/call 1ms: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fast"}} → {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"fast"}]}}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}

@@ -138,9 +138,15 @@ func bridgeRPCError(id json.RawMessage, code int, msg string) []byte {
 
 // bridgeTapFrame sends a whole message to tap, within the tap's limit.
 func bridgeTapFrame(tap *Tap, dir Direction, msg []byte) {
+	bridgeTapSession(tap, dir, "", msg)
+}
+
+// bridgeTapSession sends a whole message of an HTTP session to tap, within
+// the tap's limit.
+func bridgeTapSession(tap *Tap, dir Direction, session string, msg []byte) {
 	data := msg
 	if l := tap.FrameLimit(); len(data) > l {
 		data = data[:l]
 	}
-	tap.Send(Frame{Time: time.Now(), Dir: dir, Data: data, Size: int64(len(msg))})
+	tap.Send(Frame{Time: time.Now(), Dir: dir, Data: data, Size: int64(len(msg)), Session: session})
 }

@@ -337,6 +337,25 @@ func TestBridgeToStdioGivesTheDirectResults(t *testing.T) {
 				t.Errorf("session %d: no %q event; events: %v", i, ev, rec.events)
 			}
 		}
+		// Each session's frames are filed under its id, as the reverse
+		// proxy files them, so that logs of several sessions correlate
+		// apart.
+		ev := rec.event("http-session")
+		if ev == nil {
+			continue
+		}
+		id, _ := ev.Detail.(map[string]any)["id"].(string)
+		rec.mu.Lock()
+		if len(rec.frames) == 0 {
+			t.Errorf("session %d: no frames", i)
+		}
+		for _, f := range rec.frames {
+			if f.Session != id || id == "" {
+				t.Errorf("session %d (%q): frame %s filed under session %q", i, id, f.Data, f.Session)
+				break
+			}
+		}
+		rec.mu.Unlock()
 	}
 }
 

@@ -514,6 +514,7 @@ func (b *BridgeToStdio) start(stateless bool) (*bridgeSession, error) {
 		tap.Note("http-stateless", nil)
 	} else {
 		tap.Note("http-session", map[string]any{"id": s.id})
+		tap.SetSession(s.id)
 	}
 	if b.IdleTimeout > 0 {
 		s.idle = time.AfterFunc(b.IdleTimeout, s.idleCheck)

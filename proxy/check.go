@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,14 +34,20 @@ type Flag struct {
 	// ID and Method identify the request it is about, if any.
 	ID     string `json:"id,omitempty"`
 	Method string `json:"method,omitempty"`
+	// Session is the HTTP session of the frame or request it is about,
+	// if any (see [Frame].Session).
+	Session string `json:"session,omitempty"`
 	// Msg says what is wrong in one line.
 	Msg string `json:"message"`
 }
 
-// Call is one request and its answer, correlated by id.
+// Call is one request and its answer, correlated by HTTP session and id.
 type Call struct {
 	ID     string `json:"id"`
 	Method string `json:"method"`
+	// Session is the request's HTTP session, "" over stdio (see
+	// [Frame].Session).
+	Session string `json:"session,omitempty"`
 	// Tool is params.name of a tools/call.
 	Tool string `json:"tool,omitempty"`
 	// Dir is the request's direction: most come from the host; sampling,
@@ -81,7 +88,7 @@ type Checks struct {
 	version    string
 	clientInfo json.RawMessage
 	serverInfo json.RawMessage
-	pending    map[string]*Call // by direction + id
+	pending    map[string]*Call // by direction + session + id (callKey)
 	calls      []*Call          // every call, with KeepCalls
 	callCount  int
 	flagsLost  int // flags beyond maxFlags, counted only
@@ -155,11 +162,11 @@ func (c *Checks) message(f Frame, data []byte) {
 }
 
 func (c *Checks) request(f Frame, id string, m envelope) {
-	key := f.Dir.String() + " " + id
+	key := callKey(f.Dir, f.Session, id)
 	if prev := c.pending[key]; prev != nil {
 		c.flag(f, FlagDuplicate, id, m.Method, fmt.Sprintf("request id %s is already in use by a pending %s", id, prev.Method))
 	}
-	call := &Call{ID: id, Method: m.Method, Dir: f.Dir.String(), Start: f.Time, Pending: true}
+	call := &Call{ID: id, Method: m.Method, Session: f.Session, Dir: f.Dir.String(), Start: f.Time, Pending: true}
 	var p struct {
 		Name            string          `json:"name"`
 		Cursor          *string         `json:"cursor"`
@@ -210,13 +217,21 @@ func (c *Checks) response(f Frame, id string, m envelope) {
 	if f.Dir == HostToServer {
 		reqDir = ServerToHost
 	}
-	key := reqDir.String() + " " + id
+	key := callKey(reqDir, f.Session, id)
 	call := c.pending[key]
+	if call == nil && f.Session != "" {
+		// The answer to a sessionless request (an initialize) names the
+		// session it opens.
+		key = callKey(reqDir, "", id)
+		call = c.pending[key]
+	}
 	if call == nil {
 		c.flag(f, FlagUnknownID, id, "", fmt.Sprintf("a response to id %s, which no pending request has", id))
 		return
 	}
 	delete(c.pending, key)
+	// What is flagged about the answer is filed under its call's session.
+	f.Session = call.Session
 	call.Pending = false
 	call.Latency = f.Time.Sub(call.Start)
 	if len(m.Error) > 0 {
@@ -373,7 +388,7 @@ func (c *Checks) End(at time.Time) {
 	}
 	slices.SortFunc(pending, func(a, b *Call) int { return a.Start.Compare(b.Start) })
 	for _, call := range pending {
-		c.flag(Frame{Time: at}, FlagPending, call.ID, call.Method, fmt.Sprintf("%s (id %s) was never answered", call.Method, call.ID))
+		c.flag(Frame{Time: at, Session: call.Session}, FlagPending, call.ID, call.Method, fmt.Sprintf("%s (id %s) was never answered", call.Method, call.ID))
 	}
 }
 
@@ -404,7 +419,7 @@ func (c *Checks) Summary() Summary {
 const MaxFlags = 10000
 
 func (c *Checks) flag(f Frame, kind, id, method, msg string) {
-	fl := Flag{Time: f.Time, Kind: kind, ID: id, Method: method, Msg: msg}
+	fl := Flag{Time: f.Time, Kind: kind, ID: id, Method: method, Session: f.Session, Msg: msg}
 	if f.Dir != 0 {
 		fl.Dir = f.Dir.String()
 	}
@@ -440,6 +455,13 @@ func unmarshalEnvelope(data []byte, m *envelope) error {
 		m.Result = json.RawMessage("{}")
 	}
 	return nil
+}
+
+// callKey is the key of a pending call: the direction of its request,
+// its HTTP session and its id (see [idKey]). Ids are unique only within a
+// session: hosts sharing a proxy each number theirs from the start.
+func callKey(dir Direction, session, id string) string {
+	return dir.String() + " " + strconv.Quote(session) + " " + id
 }
 
 // idKey is the form of a request id that requests and responses are

@@ -657,7 +657,7 @@ func (c *Conn) tapFrame(dir Direction, data []byte) {
 	if c.g.Tap == nil || data == nil {
 		return
 	}
-	c.g.Tap.Send(frameOf(dir, data, int64(len(data))))
+	c.g.Tap.Send(outboxFrame(c.out, frameOf(dir, data, int64(len(data)))))
 }
 
 func (c *Conn) note(detail map[string]any) {

@@ -103,6 +103,7 @@ type govSession struct {
 	mu      sync.Mutex
 	routes  map[string]*hostStream // the host's request ids → the stream answering them
 	streams []*hostStream          // the open streams the proxy answers, newest last
+	sid     string                 // the session's Mcp-Session-Id, once the server gave it
 }
 
 func (h *HTTP) newGovSession() *govSession {
@@ -139,6 +140,9 @@ func (h *HTTP) register(sid string, s *govSession, initialize []byte) {
 		h.session("").conn.FromHost(context.Background(), initialize, nil)
 		return
 	}
+	s.mu.Lock()
+	s.sid = sid
+	s.mu.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.putLocked(sid, s)
@@ -250,7 +254,7 @@ func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, auth string) (gx
 // serveOwned answers a POST the governor took: it runs the governor's
 // work and answers the host with what the governor sends it.
 func (h *HTTP) serveOwned(w http.ResponseWriter, r *http.Request, s *govSession, body []byte, msgs []bridgeMsg, batch bool, requests int, run func()) {
-	bridgeTapFrame(h.Tap, HostToServer, bytes.TrimSpace(body))
+	bridgeTapSession(h.Tap, HostToServer, r.Header.Get(bridgeSessionHeader), bytes.TrimSpace(body))
 	detail := map[string]any{"method": r.Method, "path": transport.RedactURL(r.URL.RequestURI()), "governed": true}
 	if requests == 0 {
 		go run()
@@ -377,7 +381,7 @@ func (s *govSession) fromServer(data []byte, st *hostStream) {
 	if s.conn.FromServer(data) {
 		return
 	}
-	bridgeTapFrame(s.h.Tap, ServerToHost, data)
+	bridgeTapSession(s.h.Tap, ServerToHost, st.header.Get(bridgeSessionHeader), data)
 	m, _ := bridgePeekOne(data)
 	if m.isResponse() {
 		if r := s.route(m.key); r != nil {

@@ -31,7 +31,7 @@ func (gx *govExchange) modify(h *HTTP, resp *http.Response, sse, plain bool, onR
 	if sse {
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
-		resp.Body = &govEvents{r: resp.Body, sp: eventSplitter{r: resp.Body, onRead: onRead}, gx: gx, tap: h.Tap, status: resp.StatusCode}
+		resp.Body = &govEvents{r: resp.Body, sp: eventSplitter{r: resp.Body, onRead: onRead}, gx: gx, tap: h.Tap, status: resp.StatusCode, session: answerSession(resp)}
 		return true, nil
 	}
 	if resp.Request.Method != http.MethodPost {
@@ -42,7 +42,7 @@ func (gx *govExchange) modify(h *HTTP, resp *http.Response, sse, plain bool, onR
 	if err != nil {
 		return true, err
 	}
-	out := gx.filterJSON(h.Tap, data, resp.StatusCode)
+	out := gx.filterJSON(h.Tap, data, resp.StatusCode, answerSession(resp))
 	resp.Body = io.NopCloser(bytes.NewReader(out))
 	resp.ContentLength = int64(len(out))
 	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
@@ -52,7 +52,7 @@ func (gx *govExchange) modify(h *HTTP, resp *http.Response, sse, plain bool, onR
 // filterJSON passes the messages of a JSON answer to the governor and
 // returns the body with what it wrote in place of those it took; the body
 // as it came when it took none.
-func (gx *govExchange) filterJSON(tap *Tap, data []byte, status int) []byte {
+func (gx *govExchange) filterJSON(tap *Tap, data []byte, status int, session string) []byte {
 	var items, relayed [][]byte
 	taken := false
 	for msg := range Messages(data) {
@@ -65,26 +65,27 @@ func (gx *govExchange) filterJSON(tap *Tap, data []byte, status int) []byte {
 	}
 	batch := bytes.HasPrefix(bytes.TrimSpace(data), []byte("["))
 	if !taken || (!batch && len(items) != 1) {
-		tapStatus(tap, data, status)
+		tapStatus(tap, data, status, session)
 		return data
 	}
 	if !batch {
 		return items[0]
 	}
 	for _, msg := range relayed {
-		tapStatus(tap, msg, status)
+		tapStatus(tap, msg, status, session)
 	}
 	return append(append([]byte{'['}, bytes.Join(items, []byte{','})...), ']')
 }
 
-// tapStatus sends a server message, answered with status, to the tap.
-func tapStatus(tap *Tap, msg []byte, status int) {
+// tapStatus sends a server message of an HTTP session, answered with
+// status, to the tap.
+func tapStatus(tap *Tap, msg []byte, status int, session string) {
 	data := bytes.TrimSpace(msg)
 	size := int64(len(data))
 	if l := tap.FrameLimit(); len(data) > l {
 		data = data[:l]
 	}
-	tap.Send(Frame{Time: time.Now(), Dir: ServerToHost, Data: data, Size: size, Status: status})
+	tap.Send(Frame{Time: time.Now(), Dir: ServerToHost, Data: data, Size: size, Status: status, Session: session})
 }
 
 // govEvents is a relayed event stream read through the governor: each
@@ -97,6 +98,8 @@ type govEvents struct {
 	gx     *govExchange
 	tap    *Tap
 	status int
+	// session is the HTTP session of the stream's frames.
+	session string
 
 	out []byte
 	err error
@@ -135,7 +138,7 @@ func (g *govEvents) handle(raw []byte) []byte {
 		return raw
 	}
 	if !g.gx.s.conn.FromServer(ev.data) {
-		tapStatus(g.tap, ev.data, g.status)
+		tapStatus(g.tap, ev.data, g.status, g.session)
 		return raw
 	}
 	var out []byte

@@ -291,7 +291,8 @@ func TestHTTPGovernedStreams(t *testing.T) {
 		Approver: a,
 	}
 	gate.AskContext = g.AskHook()
-	tap := NewTap(&recorder{}, 0, 0)
+	rec := &recorder{}
+	tap := NewTap(rec, 0, 0)
 	defer tap.Close()
 	h := &HTTP{Upstream: u, Tap: tap, Govern: g}
 	a.out = func() RelatedOutbox { return h.session("s1") }
@@ -352,6 +353,20 @@ func TestHTTPGovernedStreams(t *testing.T) {
 	all := strings.Join(got, "\n")
 	if strings.Contains(all, `"denied"`) || strings.Count(all, `"signature":{"alg":"HMAC-SHA256","nonce":"n-1","value":"v"}`) != 2 {
 		t.Errorf("the server got:\n%s", all)
+	}
+	// Relayed, governed and answered by the proxy, every frame is filed
+	// under the session.
+	proxy.Close()
+	tap.Close()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.frames) == 0 {
+		t.Error("the tap got no frames")
+	}
+	for _, f := range rec.frames {
+		if f.Session != "s1" {
+			t.Errorf("frame %s filed under session %q, want s1", f.Data, f.Session)
+		}
 	}
 }
 

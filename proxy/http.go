@@ -137,14 +137,14 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
-	ex := &exchange{h: h, ctx: ctx, host: r.Host, gov: gx}
+	ex := &exchange{h: h, ctx: ctx, host: r.Host, gov: gx, session: r.Header.Get(bridgeSessionHeader)}
 	if h.Timeout > 0 {
 		ex.timer = time.AfterFunc(h.Timeout, func() { cancel(errUpstreamTimeout) })
 		defer ex.timer.Stop()
 	}
 	r = r.WithContext(ctx)
 	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody && jsonRPCBody(r.Header) {
-		ex.req = &bodyTap{r: r.Body, tap: h.Tap, dir: HostToServer, limit: h.Tap.FrameLimit(), size: r.ContentLength, onRead: ex.touch}
+		ex.req = &bodyTap{r: r.Body, tap: h.Tap, dir: HostToServer, limit: h.Tap.FrameLimit(), size: r.ContentLength, onRead: ex.touch, session: ex.session}
 		r.Body = ex.req
 	}
 	rp := &httputil.ReverseProxy{
@@ -187,6 +187,21 @@ type exchange struct {
 	req   *bodyTap     // the request's body, when it is JSON-RPC
 	host  string       // the host the client connected to, as it named it
 	gov   *govExchange // what the governor asks of it; nil without one
+	// session is the request's Mcp-Session-Id, "" when it has none.
+	session string
+}
+
+// answerSession is the session a frame of resp belongs to: the one the
+// answer names (an initialize's answer names the session it opens), else
+// the request's.
+func answerSession(resp *http.Response) string {
+	if sid := resp.Header.Get(bridgeSessionHeader); sid != "" {
+		return sid
+	}
+	if resp.Request != nil {
+		return resp.Request.Header.Get(bridgeSessionHeader)
+	}
+	return ""
 }
 
 // touch restarts the timeout: the server is still answering.
@@ -232,6 +247,9 @@ func (ex *exchange) modify(resp *http.Response) error {
 			// request: the checks need its id to close the call.
 			if id := requestID(ex.req.kept()); string(id) != "null" {
 				detail["request_id"] = id
+				if ex.session != "" {
+					detail["session"] = ex.session
+				}
 			}
 		}
 	}
@@ -253,13 +271,13 @@ func (ex *exchange) modify(resp *http.Response) error {
 			resp.ContentLength = -1
 			body = &endpointRewrite{r: resp.Body, from: originOf(ex.h.Upstream), to: "http://" + ex.host}
 		}
-		st := &sseTap{r: body, tap: ex.h.Tap, limit: ex.h.Tap.FrameLimit(), status: resp.StatusCode, onRead: onRead}
+		st := &sseTap{r: body, tap: ex.h.Tap, limit: ex.h.Tap.FrameLimit(), status: resp.StatusCode, onRead: onRead, session: answerSession(resp)}
 		if in.Method == http.MethodPost {
 			st.onTimeout = ex.timeoutEvent
 		}
 		resp.Body = st
 	case jsonBody:
-		resp.Body = &bodyTap{r: resp.Body, tap: ex.h.Tap, dir: ServerToHost, status: resp.StatusCode, limit: ex.h.Tap.FrameLimit(), size: resp.ContentLength, onRead: ex.touch}
+		resp.Body = &bodyTap{r: resp.Body, tap: ex.h.Tap, dir: ServerToHost, status: resp.StatusCode, limit: ex.h.Tap.FrameLimit(), size: resp.ContentLength, onRead: ex.touch, session: answerSession(resp)}
 	}
 	return nil
 }
@@ -290,7 +308,7 @@ func (ex *exchange) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	body := errorBody(id, code, msg)
 	ex.h.Tap.Note("http", map[string]any{"method": r.Method, "path": transport.RedactURL(r.URL.RequestURI()), "status": status, "error": msg})
-	ex.h.Tap.Send(Frame{Time: time.Now(), Dir: ServerToHost, Data: body, Size: int64(len(body)), Status: status})
+	ex.h.Tap.Send(Frame{Time: time.Now(), Dir: ServerToHost, Data: body, Size: int64(len(body)), Status: status, Session: ex.session})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(body)
@@ -406,7 +424,8 @@ func (c *Checks) httpAnswer(e Event) {
 	if err != nil {
 		return
 	}
-	key := HostToServer.String() + " " + string(canonical(raw))
+	session, _ := d["session"].(string)
+	key := callKey(HostToServer, session, string(canonical(raw)))
 	call := c.pending[key]
 	if call == nil {
 		return
@@ -421,7 +440,7 @@ func (c *Checks) httpAnswer(e Event) {
 	}
 	call.Pending, call.Latency, call.Error = false, e.Time.Sub(call.Start), fmt.Sprintf("HTTP %d", status)
 	if !expectedRefusal(call.Method, status) {
-		c.flag(Frame{Time: e.Time, Dir: ServerToHost}, FlagError, call.ID, call.Method, fmt.Sprintf("%s was answered with HTTP %d and no JSON-RPC message", call.Method, status))
+		c.flag(Frame{Time: e.Time, Dir: ServerToHost, Session: session}, FlagError, call.ID, call.Method, fmt.Sprintf("%s was answered with HTTP %d and no JSON-RPC message", call.Method, status))
 	}
 	if c.OnCall != nil {
 		c.OnCall(*call)

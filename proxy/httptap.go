@@ -24,6 +24,8 @@ type bodyTap struct {
 	limit  int
 	size   int64 // the declared length; -1 when unknown
 	onRead func()
+	// session is the HTTP session of the frame (see [Frame].Session).
+	session string
 
 	mu   sync.Mutex
 	data []byte
@@ -93,7 +95,7 @@ func (b *bodyTap) sendLocked() {
 	b.sent = true
 	data := bytes.TrimSpace(b.data)
 	size := b.n - int64(len(b.data)-len(data))
-	b.tap.Send(Frame{Time: time.Now(), Dir: b.dir, Data: data, Size: size, Status: b.status})
+	b.tap.Send(Frame{Time: time.Now(), Dir: b.dir, Data: data, Size: size, Status: b.status, Session: b.session})
 }
 
 // sseTap passes a server-sent event stream through unchanged and sends
@@ -112,6 +114,9 @@ type sseTap struct {
 	// of a read error caused by the proxy's timeout; it returns nil when
 	// the error was not that.
 	onTimeout func() []byte
+	// session is the HTTP session of the stream's frames (see
+	// [Frame].Session).
+	session string
 
 	tail  []byte // the last bytes to hand on, then io.EOF
 	ended bool
@@ -242,7 +247,7 @@ func (s *sseTap) dispatch() {
 			// an id for resumption).
 			return
 		}
-		s.tap.Send(Frame{Time: time.Now(), Dir: ServerToHost, Data: data, Size: size, Status: s.status})
+		s.tap.Send(Frame{Time: time.Now(), Dir: ServerToHost, Data: data, Size: size, Status: s.status, Session: s.session})
 	case "endpoint":
 		s.tap.Note("endpoint", map[string]any{"url": transport.RedactURL(string(data))})
 	}

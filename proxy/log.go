@@ -47,7 +47,7 @@ func (l *Log) Frame(f Frame) {
 	if f.Dir == HostToServer {
 		dir = transport.DirectionSend
 	}
-	l.trace.Message(dir, redactPaths(f.Data, l.paths))
+	l.trace.SessionMessage(dir, f.Session, redactPaths(f.Data, l.paths))
 }
 
 // Event records e.

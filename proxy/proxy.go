@@ -53,6 +53,12 @@ type Frame struct {
 	// Status is the HTTP status of the response that carried a frame from
 	// the server; zero over stdio and for frames from the host.
 	Status int
+	// Session is the HTTP session (Mcp-Session-Id) the frame belongs to:
+	// the request's, or for a frame from the server the answer's when it
+	// names one. "" over stdio and for sessionless requests. Several hosts
+	// may share one proxy, each numbering its ids from the start, so ids
+	// are unique only within a session.
+	Session string
 }
 
 // Truncated reports whether Data holds only the start of the frame.

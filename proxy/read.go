@@ -59,7 +59,7 @@ func replayEntry(line []byte, obs Observer) (time.Time, error) {
 		if len(data) > 0 && data[0] == '"' && json.Unmarshal(data, &s) == nil {
 			data = []byte(s)
 		}
-		obs.Frame(Frame{Time: at, Dir: dir, Data: data, Size: int64(len(data))})
+		obs.Frame(Frame{Time: at, Dir: dir, Data: data, Size: int64(len(data)), Session: e.Session})
 	case transport.DirectionEvent:
 		obs.Event(Event{Time: at, Name: e.Event, Detail: e.Detail})
 	default:

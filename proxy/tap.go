@@ -25,6 +25,7 @@ type Tap struct {
 	dropped int64
 	closed  bool
 	done    chan struct{}
+	session string // stamped on frames that name no session
 }
 
 type item struct {
@@ -57,6 +58,16 @@ func NewTap(obs Observer, frameLimit int, maxBytes int64) *Tap {
 	return t
 }
 
+// SetSession makes session the HTTP session of every frame sent after it
+// that names none: a tap that serves one HTTP session alone (a --listen
+// bridge's session, whose server is a process of its own) files its
+// frames under it as the reverse proxy files each frame under its own.
+func (t *Tap) SetSession(session string) {
+	t.mu.Lock()
+	t.session = session
+	t.mu.Unlock()
+}
+
 // FrameLimit is how many bytes of a frame the tap keeps.
 func (t *Tap) FrameLimit() int { return t.limit }
 
@@ -68,6 +79,9 @@ func (t *Tap) Send(f Frame) {
 		t.dropped++
 		t.mu.Unlock()
 		return
+	}
+	if f.Session == "" {
+		f.Session = t.session
 	}
 	t.queue = append(t.queue, item{frame: f})
 	t.queued += size

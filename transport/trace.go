@@ -34,6 +34,9 @@ type TraceEntry struct {
 	Event string `json:"event,omitempty"`
 	// Detail is the event's payload, any JSON value.
 	Detail any `json:"detail,omitempty"`
+	// Session is the HTTP session (Mcp-Session-Id) a message relayed by
+	// the proxy belongs to; omitted when there is none, as over stdio.
+	Session string `json:"session,omitempty"`
 }
 
 // Trace is a [Transport] that records every message of the connections it
