@@ -179,7 +179,7 @@ type Conn struct {
 	host    string
 	legacy  bool                    // the host sent initialize
 	tools   map[string]*client.Tool // from the server's tools/list answers
-	waiting map[string]chan []byte  // governed calls' ids → their answer
+	waiting map[string]chan *reply  // governed calls' ids → their answer
 	lists   map[string]bool         // tools/list request ids
 	hold    map[string]*heldCancel  // held calls, by id
 	ask     hostAsk                 // asking the host's user (govern_approve.go)
@@ -187,7 +187,7 @@ type Conn struct {
 
 // Conn starts governing a host session whose messages go to out.
 func (g *Governor) Conn(out Outbox) *Conn {
-	return &Conn{g: g, out: out, tools: map[string]*client.Tool{}, waiting: map[string]chan []byte{}, lists: map[string]bool{}, hold: map[string]*heldCancel{}}
+	return &Conn{g: g, out: out, tools: map[string]*client.Tool{}, waiting: map[string]chan *reply{}, lists: map[string]bool{}, hold: map[string]*heldCancel{}}
 }
 
 // message is the part of a JSON-RPC message the governor reads.
@@ -199,11 +199,32 @@ type message struct {
 	Error  *client.RPCError `json:"error,omitempty"`
 }
 
-// callParams are the params of tools/call, resources/read, prompts/get.
+// callParams are the params of tools/call, resources/read, prompts/get:
+// all the governor reads of them, in one decoding.
 type callParams struct {
 	Name      string          `json:"name"`
 	URI       string          `json:"uri"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Meta      struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+		modernMetaFields
+	} `json:"_meta"`
+}
+
+// request is a governed request as FromHost decoded it.
+type request struct {
+	message
+	p callParams
+	// pErr is why the params could not be read whole; the parts that
+	// were are in p.
+	pErr error
+}
+
+// reply is a server's answer to a governed request, decoded once.
+type reply struct {
+	line []byte
+	m    message
+	err  error // why the line is not a JSON-RPC answer
 }
 
 var (
@@ -239,11 +260,14 @@ func (c *Conn) FromHost(ctx context.Context, line []byte, who *session.Identity)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return c.batch(ctx, trimmed, who)
 	}
-	var m message
-	if json.Unmarshal(line, &m) != nil || !c.governs(m.Method) || len(m.ID) == 0 {
+	r := &request{}
+	if json.Unmarshal(line, &r.message) != nil || !c.governs(r.Method) || len(r.ID) == 0 {
 		return nil
 	}
-	return func() { c.govern(ctx, line, &m, who) }
+	if len(r.Params) > 0 {
+		r.pErr = json.Unmarshal(r.Params, &r.p)
+	}
+	return func() { c.govern(ctx, line, r, who) }
 }
 
 func (c *Conn) governs(method string) bool {
@@ -341,13 +365,13 @@ func (c *Conn) FromServer(line []byte) bool {
 	if idle {
 		return false
 	}
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+	// The whole answer is decoded here, once: a governed call's stages
+	// read it from this decoding.
+	a := &reply{line: line}
+	if a.err = json.Unmarshal(line, &a.m); len(a.m.ID) == 0 {
 		return false
 	}
-	key := idKey(m.ID)
+	key := idKey(a.m.ID)
 	c.mu.Lock()
 	ch, waiting := c.waiting[key]
 	if waiting {
@@ -358,7 +382,7 @@ func (c *Conn) FromServer(line []byte) bool {
 	c.mu.Unlock()
 	switch {
 	case waiting:
-		ch <- line
+		ch <- a
 		return true
 	case list:
 		out := c.toolsList(line)
@@ -441,9 +465,8 @@ type heldCancel struct{ cancel context.CancelFunc }
 
 // govern runs one governed request through the pipeline and answers the
 // host.
-func (c *Conn) govern(parent context.Context, line []byte, m *message, who *session.Identity) {
-	var p callParams
-	_ = json.Unmarshal(m.Params, &p)
+func (c *Conn) govern(parent context.Context, line []byte, r *request, who *session.Identity) {
+	m, p := &r.message, &r.p
 	name := p.Name
 	if m.Method == "resources/read" {
 		name = p.URI
@@ -452,7 +475,7 @@ func (c *Conn) govern(parent context.Context, line []byte, m *message, who *sess
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	mine := &heldCancel{cancel: cancel}
-	var answerTo chan []byte // the channel this call waits on, once sent
+	var answerTo chan *reply // the channel this call waits on, once sent
 	c.mu.Lock()
 	c.hold[key] = mine
 	host, legacy, tool := c.host, c.legacy, c.tools[name]
@@ -473,7 +496,11 @@ func (c *Conn) govern(parent context.Context, line []byte, m *message, who *sess
 	if m.Method == "tools/call" {
 		call.Tool = tool
 	}
-	held, line, refused := c.heldCall(m, line, legacy)
+	orig := line
+	held, line, refused := c.heldCall(r, line, legacy)
+	// The signature is spliced into the params as FromHost read them,
+	// unless a retry's line replaced them.
+	spliceable := len(line) == len(orig) && (len(line) == 0 || &line[0] == &orig[0])
 	if refused != "" {
 		c.note(map[string]any{"method": m.Method, "name": name, "sent": false, "refused": refused})
 		c.refuse(m, refused, nil, legacy)
@@ -492,11 +519,11 @@ func (c *Conn) govern(parent context.Context, line []byte, m *message, who *sess
 			if err != nil {
 				return session.Sent{}, err
 			}
-			if out, err = withSignature(line, sig); err != nil {
+			if out, err = signedLine(line, m.Params, spliceable, sig); err != nil {
 				return session.Sent{}, err
 			}
 		}
-		ch := make(chan []byte, 1)
+		ch := make(chan *reply, 1)
 		c.mu.Lock()
 		c.waiting[key] = ch
 		answerTo = ch
@@ -505,12 +532,14 @@ func (c *Conn) govern(parent context.Context, line []byte, m *message, who *sess
 			return session.Sent{}, err
 		}
 		sentLine = true
+		var a *reply
 		select {
-		case answer = <-ch:
+		case a = <-ch:
 		case <-ctx.Done():
 			return session.Sent{}, ctx.Err()
 		}
-		return decodeAnswer(m.Method, answer)
+		answer = a.line
+		return decodeAnswer(m.Method, a)
 	})
 	detail := map[string]any{"method": m.Method, "name": name, "sent": sentLine}
 	var (
@@ -600,12 +629,13 @@ func toolError(id json.RawMessage, msg string, legacy bool) []byte {
 	return out
 }
 
-// decodeAnswer reads the server's answer for the pipeline.
-func decodeAnswer(method string, line []byte) (session.Sent, error) {
-	var a message
-	if err := json.Unmarshal(line, &a); err != nil {
-		return session.Sent{}, fmt.Errorf("the server's answer is not JSON: %w", err)
+// decodeAnswer reads the server's answer for the pipeline, from the
+// message FromServer decoded.
+func decodeAnswer(method string, ans *reply) (session.Sent, error) {
+	if ans.err != nil {
+		return session.Sent{}, fmt.Errorf("the server's answer is not JSON: %w", ans.err)
 	}
+	a := &ans.m
 	if a.Error != nil {
 		return session.Sent{}, a.Error
 	}
@@ -620,6 +650,39 @@ func decodeAnswer(method string, line []byte) (session.Sent, error) {
 	}
 	return s, nil
 }
+
+// signedLine is the request line with params._meta.signature set to sig.
+// When params (the line's params as decoded, the same bytes) have no
+// _meta, the signature is spliced into the line's bytes as a new _meta
+// member, leaving the rest of the message as the host wrote it;
+// otherwise, or when params cannot be found in the line once, the message
+// is decoded and re-encoded ([withSignature]). The signature covers the
+// tool and arguments, not the params' bytes.
+func signedLine(line, params []byte, spliceable bool, sig any) ([]byte, error) {
+	if !spliceable || len(params) < 2 || params[0] != '{' || bytes.Contains(params, markMeta) ||
+		bytes.Contains(params, []byte(`\u`)) || bytes.Count(line, params) != 1 {
+		return withSignature(line, sig)
+	}
+	enc, err := json.Marshal(sig)
+	if err != nil {
+		return nil, err
+	}
+	at := bytes.Index(line, params) + 1 // just after the params' brace
+	out := make([]byte, 0, len(line)+len(enc)+len(`"_meta":{"signature":},`))
+	out = append(out, line[:at]...)
+	out = append(out, `"_meta":{"signature":`...)
+	out = append(out, enc...)
+	out = append(out, '}')
+	if len(bytes.TrimSpace(params[1:len(params)-1])) > 0 {
+		out = append(out, ',')
+	}
+	return append(out, line[at:]...), nil
+}
+
+// markMeta is the _meta member's name; params that name it anywhere (in
+// their arguments too) are re-encoded rather than spliced, to be sure the
+// signature is the only _meta.
+var markMeta = []byte(`"_meta"`)
 
 // withSignature returns the request line with params._meta.signature set
 // to sig, the rest of the message kept.

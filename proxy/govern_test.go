@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -251,5 +253,48 @@ func TestGovernReusedID(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("call %d was never answered", i)
 		}
+	}
+}
+
+// TestSignedLine checks that a signature spliced into a request's bytes
+// reads back as the one a decoded and re-encoded message carries, and that
+// the rest of the line is kept as the host wrote it.
+func TestSignedLine(t *testing.T) {
+	sig := map[string]string{"nonce": "n1", "value": "v"}
+	for _, tc := range []struct {
+		name, line string
+		spliced    bool
+	}{
+		{"plain", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, true},
+		{"spaced", `{ "jsonrpc": "2.0", "params": { "name": "echo" }, "id": 1, "method": "tools/call" }`, true},
+		{"empty params", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, true},
+		{"meta", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":3}}}`, false},
+		{"escaped", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ech\u006f"}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var m message
+			if err := json.Unmarshal([]byte(tc.line), &m); err != nil {
+				t.Fatal(err)
+			}
+			got, err := signedLine([]byte(tc.line), m.Params, true, sig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := withSignature([]byte(tc.line), sig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%s: %v", got, err)
+			}
+			_ = json.Unmarshal(want, &w)
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("signedLine = %s, want the same as %s", got, want)
+			}
+			if spliced := !bytes.Equal(got, want); spliced != tc.spliced {
+				t.Errorf("spliced = %v, want %v: %s", spliced, tc.spliced, got)
+			}
+		})
 	}
 }
