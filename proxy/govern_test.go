@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -230,29 +231,34 @@ func (o *lateOutbox) ToHost(msg []byte) error {
 // second began (its clean-up once removed the second's entry, whose answer
 // then went to the host unverified while the call waited for ever).
 func TestGovernReusedID(t *testing.T) {
-	g, _ := governor(t, `"*": {sensitivity: low}`, ToolFilter{}, nil)
-	w := &lateOutbox{server: make(chan string, 1), host: make(chan string, 1)}
-	c := g.Conn(w)
-	ctx := context.Background()
-	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`
-	const answer = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}`
-	for i := range 3 {
-		if !start(ctx, c, call) {
-			t.Fatal("the call was not taken for governing")
-		}
-		select {
-		case <-w.server:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("call %d never reached the server", i)
-		}
-		if !c.FromServer([]byte(answer)) {
-			t.Fatalf("call %d: its answer was relayed past the governor", i)
-		}
-		select {
-		case <-w.host:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("call %d was never answered", i)
-		}
+	for _, inline := range []bool{false, true} {
+		t.Run(fmt.Sprintf("inline=%v", inline), func(t *testing.T) {
+			g, _ := governor(t, `"*": {sensitivity: low}`, ToolFilter{}, nil)
+			w := &lateOutbox{server: make(chan string, 1), host: make(chan string, 1)}
+			c := g.Conn(w)
+			c.inline = inline
+			ctx := context.Background()
+			const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`
+			const answer = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}`
+			for i := range 3 {
+				if !start(ctx, c, call) {
+					t.Fatal("the call was not taken for governing")
+				}
+				select {
+				case <-w.server:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("call %d never reached the server", i)
+				}
+				if !c.FromServer([]byte(answer)) {
+					t.Fatalf("call %d: its answer was relayed past the governor", i)
+				}
+				select {
+				case <-w.host:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("call %d was never answered", i)
+				}
+			}
+		})
 	}
 }
 
