@@ -152,6 +152,13 @@ type Writer struct {
 	// call. It is reopened when the path names another file (the trail
 	// was moved or removed), and after Close.
 	f *os.File
+	// last is the head this Writer left the trail with, and size the
+	// trail's size then; known is false until it has one, and after the
+	// file was reopened. While the trail is as this Writer left it, no
+	// other process has appended, and its head need not be read again.
+	last  Head
+	size  int64
+	known bool
 }
 
 // AppendError is a record the trail did not take. The request it records
@@ -221,7 +228,7 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	err := w.f.Close()
-	w.f = nil
+	w.f, w.known = nil, false
 	return err
 }
 
@@ -263,7 +270,8 @@ func (w *Writer) append(e *Entry) error {
 	defer unlock()
 	// The tip is read afresh under the lock each time: another process may
 	// have appended since this one's last record.
-	h, err := w.tip(f)
+	h, size, err := w.tipAt(f)
+	w.known = false
 	if err != nil {
 		return err
 	}
@@ -286,7 +294,29 @@ func (w *Writer) append(e *Entry) error {
 	if !w.anchored {
 		return nil
 	}
-	return writeHead(HeadPath(w.path), Head{Count: h.Count + 1, Hash: e.Hash})
+	next := Head{Count: h.Count + 1, Hash: e.Hash}
+	if err := writeHead(HeadPath(w.path), next); err != nil {
+		return err
+	}
+	w.last, w.size, w.known = next, size+int64(len(line)), true
+	return nil
+}
+
+// tipAt is [Writer.tip], and the trail's size, skipping the head's
+// reading when the trail is as this Writer left it: the same size, ending
+// in the record it wrote last.
+func (w *Writer) tipAt(f *os.File) (Head, int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return Head{}, 0, err
+	}
+	if w.known && st.Size() == w.size {
+		if prev, err := lastHash(f); err == nil && prev == w.last.Hash {
+			return w.last, w.size, nil
+		}
+	}
+	h, err := w.tip(f)
+	return h, st.Size(), err
 }
 
 // lock returns the trail's file, open and locked, and its unlocking. The
@@ -313,7 +343,7 @@ func (w *Writer) lock() (*os.File, func(), error) {
 		}
 		unlock()
 		w.f.Close()
-		w.f = nil
+		w.f, w.known = nil, false
 	}
 	return nil, nil, fmt.Errorf("opening the audit file: %s keeps being replaced", w.path)
 }
