@@ -148,6 +148,17 @@ type Writer struct {
 
 	mu  sync.Mutex // orders the appends of one process
 	err *AppendError
+	// f is the trail, kept open between records: a proxy appends one per
+	// call. It is reopened when the path names another file (the trail
+	// was moved or removed), and after Close.
+	f *os.File
+	// last is the head this Writer left the trail with, and size the
+	// trail's size then; known is false until it has one, and after the
+	// file was reopened. While the trail is as this Writer left it, no
+	// other process has appended, and its head need not be read again.
+	last  Head
+	size  int64
+	known bool
 }
 
 // AppendError is a record the trail did not take. The request it records
@@ -188,21 +199,37 @@ func Open(path string, key []byte) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit file: %w", err)
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("opening the audit file: %w", err)
 	}
 	w := &Writer{path: path, key: key, anchored: st.Mode().IsRegular()}
 	unlock, err := filelock.File(f)
 	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("locking the audit file %s: %w", path, err)
 	}
-	defer unlock()
-	if _, err := w.tip(f); err != nil {
+	_, err = w.tip(f)
+	unlock()
+	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("audit file %s: %w", path, err)
 	}
+	w.f = f
 	return w, nil
+}
+
+// Close closes the trail's file. A later Append opens it again.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f, w.known = nil, false
+	return err
 }
 
 // Append writes e as the file's next line, chained to the last one, and
@@ -236,17 +263,15 @@ func (w *Writer) Err() error {
 }
 
 func (w *Writer) append(e *Entry) error {
-	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
+	f, unlock, err := w.lock()
 	if err != nil {
-		return fmt.Errorf("opening the audit file: %w", err)
-	}
-	defer f.Close()
-	unlock, err := filelock.File(f)
-	if err != nil {
-		return fmt.Errorf("locking the audit file: %w", err)
+		return err
 	}
 	defer unlock()
-	h, err := w.tip(f)
+	// The tip is read afresh under the lock each time: another process may
+	// have appended since this one's last record.
+	h, size, err := w.tipAt(f)
+	w.known = false
 	if err != nil {
 		return err
 	}
@@ -269,7 +294,68 @@ func (w *Writer) append(e *Entry) error {
 	if !w.anchored {
 		return nil
 	}
-	return writeHead(HeadPath(w.path), Head{Count: h.Count + 1, Hash: e.Hash})
+	next := Head{Count: h.Count + 1, Hash: e.Hash}
+	if err := writeHead(HeadPath(w.path), next); err != nil {
+		return err
+	}
+	w.last, w.size, w.known = next, size+int64(len(line)), true
+	return nil
+}
+
+// tipAt is [Writer.tip], and the trail's size, skipping the head's
+// reading when the trail is as this Writer left it: the same size, ending
+// in the record it wrote last.
+func (w *Writer) tipAt(f *os.File) (Head, int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return Head{}, 0, err
+	}
+	if w.known && st.Size() == w.size {
+		if prev, err := lastHash(f); err == nil && prev == w.last.Hash {
+			return w.last, w.size, nil
+		}
+	}
+	h, err := w.tip(f)
+	return h, st.Size(), err
+}
+
+// lock returns the trail's file, open and locked, and its unlocking. The
+// file kept open is used while the path still names it; otherwise (the
+// trail was moved, removed or replaced) the path is opened afresh, as
+// each record did when the file was opened per record.
+func (w *Writer) lock() (*os.File, func(), error) {
+	for range 2 {
+		if w.f == nil {
+			f, err := os.OpenFile(w.path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
+			if err != nil {
+				return nil, nil, fmt.Errorf("opening the audit file: %w", err)
+			}
+			w.f = f
+		}
+		unlock, err := filelock.File(w.f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("locking the audit file: %w", err)
+		}
+		// Checked under the lock: a process that replaces the trail holds
+		// it too.
+		if w.current() {
+			return w.f, unlock, nil
+		}
+		unlock()
+		w.f.Close()
+		w.f, w.known = nil, false
+	}
+	return nil, nil, fmt.Errorf("opening the audit file: %s keeps being replaced", w.path)
+}
+
+// current reports whether the trail's path still names the open file.
+func (w *Writer) current() bool {
+	open, err := w.f.Stat()
+	if err != nil {
+		return false
+	}
+	named, err := os.Stat(w.path)
+	return err == nil && os.SameFile(open, named)
 }
 
 // tip returns the trail's head as the file shows it, read under the lock

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -69,24 +68,27 @@ func readHead(path string) (h Head, ok bool, err error) {
 	return h, true, nil
 }
 
-// writeHead replaces the head at path in one step (a new file renamed over
-// the old), so a reader never sees half of one. It is not synced: the
-// trail's lines are not either, and a sync per record would cost a batch
-// far more than the rest of its auditing.
+// writeHead writes the head at path in place: one write at the start of
+// the file, and a cut when the file held more. A trail's count only grows,
+// so a head is never shorter than the one it overwrites, and the two are
+// one short line in the file's first disk block: a crash leaves the old
+// head or the new one, as a new file renamed over the old did, without
+// the file system work of creating and renaming a file per record. It is
+// not synced: the trail's lines are not either, and a sync per record
+// would cost a batch far more than the rest of its auditing.
 func writeHead(path string, h Head) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("writing the trail's head: %w", err)
-	}
-	_, err = tmp.WriteString(h.String() + "\n")
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	line := []byte(h.String() + "\n")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		_, err = f.WriteAt(line, 0)
+		if st, serr := f.Stat(); err == nil && serr == nil && st.Size() > int64(len(line)) {
+			err = f.Truncate(int64(len(line)))
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
 		return fmt.Errorf("writing the trail's head %s: %w", path, err)
 	}
 	return nil

@@ -179,15 +179,20 @@ type Conn struct {
 	host    string
 	legacy  bool                    // the host sent initialize
 	tools   map[string]*client.Tool // from the server's tools/list answers
-	waiting map[string]chan []byte  // governed calls' ids → their answer
+	waiting map[string]*waiter      // governed calls' ids → their answer
 	lists   map[string]bool         // tools/list request ids
 	hold    map[string]*heldCancel  // held calls, by id
 	ask     hostAsk                 // asking the host's user (govern_approve.go)
+	// inline runs a governed call's rest (result checks, verification,
+	// audit, the host's answer) in FromServer, on the goroutine that reads
+	// the server, rather than on a goroutine of its own: the shim's
+	// choice, whose host writes do not wait on the server's reader.
+	inline bool
 }
 
 // Conn starts governing a host session whose messages go to out.
 func (g *Governor) Conn(out Outbox) *Conn {
-	return &Conn{g: g, out: out, tools: map[string]*client.Tool{}, waiting: map[string]chan []byte{}, lists: map[string]bool{}, hold: map[string]*heldCancel{}}
+	return &Conn{g: g, out: out, tools: map[string]*client.Tool{}, waiting: map[string]*waiter{}, lists: map[string]bool{}, hold: map[string]*heldCancel{}}
 }
 
 // message is the part of a JSON-RPC message the governor reads.
@@ -199,11 +204,32 @@ type message struct {
 	Error  *client.RPCError `json:"error,omitempty"`
 }
 
-// callParams are the params of tools/call, resources/read, prompts/get.
+// callParams are the params of tools/call, resources/read, prompts/get:
+// all the governor reads of them, in one decoding.
 type callParams struct {
 	Name      string          `json:"name"`
 	URI       string          `json:"uri"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Meta      struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+		modernMetaFields
+	} `json:"_meta"`
+}
+
+// request is a governed request as FromHost decoded it.
+type request struct {
+	message
+	p callParams
+	// pErr is why the params could not be read whole; the parts that
+	// were are in p.
+	pErr error
+}
+
+// reply is a server's answer to a governed request, decoded once.
+type reply struct {
+	line []byte
+	m    message
+	err  error // why the line is not a JSON-RPC answer
 }
 
 var (
@@ -218,9 +244,10 @@ var (
 // FromHost takes a line the host sent (without its line ending). It
 // returns nil when the caller is to forward the line unchanged, at once;
 // otherwise the line is the governor's, and the caller runs the function
-// returned on a goroutine of its own: it decides, forwards or refuses the
-// request, waits for the server's answer and writes what the host gets,
-// all through the Outbox. who is the identity the request came with (a
+// returned on a goroutine of its own: it decides, and forwards or refuses
+// the request, through the Outbox; once the server answers, the rest
+// (result checks, verification, audit, what the host gets) runs from
+// FromServer. who is the identity the request came with (a
 // bearer token at the HTTP proxy), nil for the connection's own.
 //
 // Only lines that may be governed are parsed: a cheap byte check passes
@@ -239,11 +266,14 @@ func (c *Conn) FromHost(ctx context.Context, line []byte, who *session.Identity)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return c.batch(ctx, trimmed, who)
 	}
-	var m message
-	if json.Unmarshal(line, &m) != nil || !c.governs(m.Method) || len(m.ID) == 0 {
+	r := &request{}
+	if json.Unmarshal(line, &r.message) != nil || !c.governs(r.Method) || len(r.ID) == 0 {
 		return nil
 	}
-	return func() { c.govern(ctx, line, &m, who) }
+	if len(r.Params) > 0 {
+		r.pErr = json.Unmarshal(r.Params, &r.p)
+	}
+	return func() { c.govern(ctx, line, r, who) }
 }
 
 func (c *Conn) governs(method string) bool {
@@ -334,6 +364,9 @@ func (c *Conn) batch(ctx context.Context, line []byte, who *session.Identity) fu
 // is the governor's (the answer of a governed call, or a tools/list answer
 // to filter or read): the governor then writes what the host gets, and
 // the caller writes nothing. Otherwise the caller relays the line as is.
+// A governed call's answer is checked, recorded and written to the host
+// before FromServer returns on an inline Conn (the shim's), and on a
+// goroutine of its own otherwise.
 func (c *Conn) FromServer(line []byte) bool {
 	c.mu.Lock()
 	idle := len(c.waiting) == 0 && len(c.lists) == 0
@@ -341,15 +374,15 @@ func (c *Conn) FromServer(line []byte) bool {
 	if idle {
 		return false
 	}
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+	// The whole answer is decoded here, once: a governed call's stages
+	// read it from this decoding.
+	a := &reply{line: line}
+	if a.err = json.Unmarshal(line, &a.m); len(a.m.ID) == 0 {
 		return false
 	}
-	key := idKey(m.ID)
+	key := idKey(a.m.ID)
 	c.mu.Lock()
-	ch, waiting := c.waiting[key]
+	w, waiting := c.waiting[key]
 	if waiting {
 		delete(c.waiting, key)
 	}
@@ -358,7 +391,7 @@ func (c *Conn) FromServer(line []byte) bool {
 	c.mu.Unlock()
 	switch {
 	case waiting:
-		ch <- line
+		w.deliver(a)
 		return true
 	case list:
 		out := c.toolsList(line)
@@ -439,79 +472,151 @@ func (c *Conn) Host() string {
 // can tell its own entry from that of a later call with the same id.
 type heldCancel struct{ cancel context.CancelFunc }
 
+// waiter is a governed call waiting for its answer, in Conn.waiting. The
+// answer (nil when the call was cancelled first) is delivered once, by
+// whoever removes the waiter from the map; the call's rest runs once both
+// the answer is there and the call has armed the waiter, which it does
+// after sending: an answer may come before the send has returned.
+type waiter struct {
+	mu     sync.Mutex
+	got    bool
+	answer *reply
+	rest   func(*reply)
+	inline bool // run rest on the delivering goroutine
+}
+
+func (w *waiter) deliver(a *reply) {
+	w.mu.Lock()
+	w.got, w.answer = true, a
+	rest := w.rest
+	w.mu.Unlock()
+	switch {
+	case rest == nil:
+	case w.inline:
+		rest(a)
+	default:
+		go rest(a)
+	}
+}
+
+func (w *waiter) arm(rest func(*reply)) {
+	w.mu.Lock()
+	w.rest = rest
+	got, a := w.got, w.answer
+	w.mu.Unlock()
+	if got {
+		rest(a)
+	}
+}
+
 // govern runs one governed request through the pipeline and answers the
-// host.
-func (c *Conn) govern(parent context.Context, line []byte, m *message, who *session.Identity) {
-	var p callParams
-	_ = json.Unmarshal(m.Params, &p)
+// host. It returns once the request is sent; the rest (the answer's
+// checks, the audit record, the host's answer) runs when the answer
+// comes, on the goroutine that brings it when the Conn is inline, or on
+// one of its own.
+func (c *Conn) govern(parent context.Context, line []byte, r *request, who *session.Identity) {
+	m, p := &r.message, &r.p
 	name := p.Name
 	if m.Method == "resources/read" {
 		name = p.URI
 	}
 	key := idKey(m.ID)
 	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
 	mine := &heldCancel{cancel: cancel}
-	var answerTo chan []byte // the channel this call waits on, once sent
+	var answerTo *waiter // what this call waits on, once sent
 	c.mu.Lock()
 	c.hold[key] = mine
 	host, legacy, tool := c.host, c.legacy, c.tools[name]
 	c.mu.Unlock()
-	defer func() {
+	call := &session.Call{Method: m.Method, Name: name, Args: p.Arguments, Server: c.g.Server, Host: host, Identity: who}
+	stopWatch := func() bool { return true }
+	cleanup := func() {
+		stopWatch()
+		cancel()
+		c.g.held.Delete(call)
 		// A host may reuse the id for its next call as soon as it has this
 		// call's answer: only this call's own entries are removed.
 		c.mu.Lock()
 		if c.hold[key] == mine {
 			delete(c.hold, key)
 		}
-		if ch, ok := c.waiting[key]; ok && ch == answerTo {
+		if w, ok := c.waiting[key]; ok && w == answerTo {
 			delete(c.waiting, key)
 		}
 		c.mu.Unlock()
-	}()
-	call := &session.Call{Method: m.Method, Name: name, Args: p.Arguments, Server: c.g.Server, Host: host, Identity: who}
+	}
 	if m.Method == "tools/call" {
 		call.Tool = tool
 	}
-	held, line, refused := c.heldCall(m, line, legacy)
+	orig := line
+	held, line, refused := c.heldCall(r, line, legacy)
+	// The signature is spliced into the params as FromHost read them,
+	// unless a retry's line replaced them.
+	spliceable := len(line) == len(orig) && (len(line) == 0 || &line[0] == &orig[0])
 	if refused != "" {
+		defer cleanup()
 		c.note(map[string]any{"method": m.Method, "name": name, "sent": false, "refused": refused})
 		c.refuse(m, refused, nil, legacy)
 		return
 	}
 	c.g.held.Store(call, held)
-	defer c.g.held.Delete(call)
-	var (
-		sentLine bool
-		answer   []byte
-	)
-	err := c.g.Pipeline.Run(ctx, call, func(ctx context.Context, sign session.SignFunc) (session.Sent, error) {
+	sentLine := false
+	finish, err := c.g.Pipeline.Start(ctx, call, func(ctx context.Context, sign session.SignFunc) error {
 		out := line
 		if sign != nil {
 			sig, err := sign(name, p.Arguments)
 			if err != nil {
-				return session.Sent{}, err
+				return err
 			}
-			if out, err = withSignature(line, sig); err != nil {
-				return session.Sent{}, err
+			if out, err = signedLine(line, m.Params, spliceable, sig); err != nil {
+				return err
 			}
 		}
-		ch := make(chan []byte, 1)
+		w := &waiter{inline: c.inline}
 		c.mu.Lock()
-		c.waiting[key] = ch
-		answerTo = ch
+		c.waiting[key] = w
+		answerTo = w
 		c.mu.Unlock()
 		if err := c.out.ToServer(out); err != nil {
-			return session.Sent{}, err
+			return err
 		}
 		sentLine = true
-		select {
-		case answer = <-ch:
-		case <-ctx.Done():
-			return session.Sent{}, ctx.Err()
-		}
-		return decodeAnswer(m.Method, answer)
+		return nil
 	})
+	if finish == nil {
+		defer cleanup()
+		c.answer(parent, m, name, held, legacy, sentLine, nil, err)
+		return
+	}
+	// A cancelled call stops waiting: its answer, should it come, is
+	// relayed as it came, as any answer the governor does not wait for.
+	w := answerTo
+	stopWatch = context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		mineStill := c.waiting[key] == w
+		if mineStill {
+			delete(c.waiting, key)
+		}
+		c.mu.Unlock()
+		if mineStill {
+			w.deliver(nil)
+		}
+	})
+	w.arm(func(a *reply) {
+		defer cleanup()
+		if a == nil {
+			c.answer(parent, m, name, held, legacy, true, nil, finish(session.Sent{}, ctx.Err()))
+			return
+		}
+		s, err := decodeAnswer(m.Method, a)
+		c.answer(parent, m, name, held, legacy, true, a.line, finish(s, err))
+	})
+}
+
+// answer tells the host how a governed request ended: sent tells whether
+// it went to the server, answer is the server's (nil when none came), err
+// what the pipeline returned.
+func (c *Conn) answer(parent context.Context, m *message, name string, held *heldCall, legacy, sentLine bool, answer []byte, err error) {
 	detail := map[string]any{"method": m.Method, "name": name, "sent": sentLine}
 	var (
 		refusal *policy.Refusal
@@ -600,12 +705,13 @@ func toolError(id json.RawMessage, msg string, legacy bool) []byte {
 	return out
 }
 
-// decodeAnswer reads the server's answer for the pipeline.
-func decodeAnswer(method string, line []byte) (session.Sent, error) {
-	var a message
-	if err := json.Unmarshal(line, &a); err != nil {
-		return session.Sent{}, fmt.Errorf("the server's answer is not JSON: %w", err)
+// decodeAnswer reads the server's answer for the pipeline, from the
+// message FromServer decoded.
+func decodeAnswer(method string, ans *reply) (session.Sent, error) {
+	if ans.err != nil {
+		return session.Sent{}, fmt.Errorf("the server's answer is not JSON: %w", ans.err)
 	}
+	a := &ans.m
 	if a.Error != nil {
 		return session.Sent{}, a.Error
 	}
@@ -620,6 +726,39 @@ func decodeAnswer(method string, line []byte) (session.Sent, error) {
 	}
 	return s, nil
 }
+
+// signedLine is the request line with params._meta.signature set to sig.
+// When params (the line's params as decoded, the same bytes) have no
+// _meta, the signature is spliced into the line's bytes as a new _meta
+// member, leaving the rest of the message as the host wrote it;
+// otherwise, or when params cannot be found in the line once, the message
+// is decoded and re-encoded ([withSignature]). The signature covers the
+// tool and arguments, not the params' bytes.
+func signedLine(line, params []byte, spliceable bool, sig any) ([]byte, error) {
+	if !spliceable || len(params) < 2 || params[0] != '{' || bytes.Contains(params, markMeta) ||
+		bytes.Contains(params, []byte(`\u`)) || bytes.Count(line, params) != 1 {
+		return withSignature(line, sig)
+	}
+	enc, err := json.Marshal(sig)
+	if err != nil {
+		return nil, err
+	}
+	at := bytes.Index(line, params) + 1 // just after the params' brace
+	out := make([]byte, 0, len(line)+len(enc)+len(`"_meta":{"signature":},`))
+	out = append(out, line[:at]...)
+	out = append(out, `"_meta":{"signature":`...)
+	out = append(out, enc...)
+	out = append(out, '}')
+	if len(bytes.TrimSpace(params[1:len(params)-1])) > 0 {
+		out = append(out, ',')
+	}
+	return append(out, line[at:]...), nil
+}
+
+// markMeta is the _meta member's name; params that name it anywhere (in
+// their arguments too) are re-encoded rather than spliced, to be sure the
+// signature is the only _meta.
+var markMeta = []byte(`"_meta"`)
 
 // withSignature returns the request line with params._meta.signature set
 // to sig, the rest of the message kept.

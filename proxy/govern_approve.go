@@ -83,12 +83,15 @@ func (g *Governor) heldOf(c *session.Call) *heldCall {
 // modernMeta are the members of a modern request's _meta that say the
 // revision and the host's capabilities.
 type modernMeta struct {
-	Meta struct {
-		Version      string `json:"io.modelcontextprotocol/protocolVersion"`
-		Capabilities struct {
-			Elicitation json.RawMessage `json:"elicitation"`
-		} `json:"io.modelcontextprotocol/clientCapabilities"`
-	} `json:"_meta"`
+	Meta modernMetaFields `json:"_meta"`
+}
+
+// modernMetaFields are those members.
+type modernMetaFields struct {
+	Version      string `json:"io.modelcontextprotocol/protocolVersion"`
+	Capabilities struct {
+		Elicitation json.RawMessage `json:"elicitation"`
+	} `json:"io.modelcontextprotocol/clientCapabilities"`
 }
 
 // heldCall reads what the approver may need of a governed request. A
@@ -97,16 +100,26 @@ type modernMeta struct {
 // the same tool and arguments; the line returned is then the call as the
 // host first sent it (requestState and inputResponses removed). refused
 // is the reason to refuse it, when it cannot be matched.
-func (c *Conn) heldCall(m *message, line []byte, legacy bool) (h *heldCall, out []byte, refused string) {
+func (c *Conn) heldCall(req *request, line []byte, legacy bool) (h *heldCall, out []byte, refused string) {
+	m := &req.message
 	c.mu.Lock()
 	h = &heldCall{conn: c, legacy: legacy, version: c.ask.version, elicit: c.ask.elicit}
 	c.mu.Unlock()
-	h.progress, _ = approval.ProgressToken(m.Params)
-	h.related = m.ID
-	if !legacy {
+	meta := req.p.Meta.modernMetaFields
+	if req.pErr == nil {
+		// FromHost read the params whole: their _meta is in req.p.
+		if t := bytes.TrimSpace(req.p.Meta.ProgressToken); len(t) > 0 && string(t) != "null" {
+			h.progress = t
+		}
+	} else {
+		h.progress, _ = approval.ProgressToken(m.Params)
 		var mm modernMeta
 		_ = json.Unmarshal(m.Params, &mm)
-		h.version, h.elicit = mm.Meta.Version, declared(mm.Meta.Capabilities.Elicitation)
+		meta = mm.Meta
+	}
+	h.related = m.ID
+	if !legacy {
+		h.version, h.elicit = meta.Version, declared(meta.Capabilities.Elicitation)
 		if h.version == "" {
 			h.version = modernVersion
 		}
@@ -121,8 +134,7 @@ func (c *Conn) heldCall(m *message, line []byte, legacy bool) (h *heldCall, out 
 	if err != nil {
 		return h, line, "the retry cannot be matched: " + err.Error()
 	}
-	var p callParams
-	_ = json.Unmarshal(m.Params, &p)
+	p := &req.p
 	c.mu.Lock()
 	issued := c.ask.issued[r.ID]
 	c.mu.Unlock()

@@ -148,6 +148,7 @@ func runGoverned(b *testing.B, g *Governor, answer func([]byte) []byte) {
 	b.Helper()
 	out := &answeringOutbox{answer: answer, host: make(chan []byte, 1)}
 	c := g.Conn(out)
+	c.inline = true // as the shim's
 	out.conn = c
 	ctx := context.Background()
 	// The host's handshake and tools/list, as a real host's session has

@@ -1,8 +1,11 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -228,28 +231,76 @@ func (o *lateOutbox) ToHost(msg []byte) error {
 // second began (its clean-up once removed the second's entry, whose answer
 // then went to the host unverified while the call waited for ever).
 func TestGovernReusedID(t *testing.T) {
-	g, _ := governor(t, `"*": {sensitivity: low}`, ToolFilter{}, nil)
-	w := &lateOutbox{server: make(chan string, 1), host: make(chan string, 1)}
-	c := g.Conn(w)
-	ctx := context.Background()
-	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`
-	const answer = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}`
-	for i := range 3 {
-		if !start(ctx, c, call) {
-			t.Fatal("the call was not taken for governing")
-		}
-		select {
-		case <-w.server:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("call %d never reached the server", i)
-		}
-		if !c.FromServer([]byte(answer)) {
-			t.Fatalf("call %d: its answer was relayed past the governor", i)
-		}
-		select {
-		case <-w.host:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("call %d was never answered", i)
-		}
+	for _, inline := range []bool{false, true} {
+		t.Run(fmt.Sprintf("inline=%v", inline), func(t *testing.T) {
+			g, _ := governor(t, `"*": {sensitivity: low}`, ToolFilter{}, nil)
+			w := &lateOutbox{server: make(chan string, 1), host: make(chan string, 1)}
+			c := g.Conn(w)
+			c.inline = inline
+			ctx := context.Background()
+			const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`
+			const answer = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}`
+			for i := range 3 {
+				if !start(ctx, c, call) {
+					t.Fatal("the call was not taken for governing")
+				}
+				select {
+				case <-w.server:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("call %d never reached the server", i)
+				}
+				if !c.FromServer([]byte(answer)) {
+					t.Fatalf("call %d: its answer was relayed past the governor", i)
+				}
+				select {
+				case <-w.host:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("call %d was never answered", i)
+				}
+			}
+		})
+	}
+}
+
+// TestSignedLine checks that a signature spliced into a request's bytes
+// reads back as the one a decoded and re-encoded message carries, and that
+// the rest of the line is kept as the host wrote it.
+func TestSignedLine(t *testing.T) {
+	sig := map[string]string{"nonce": "n1", "value": "v"}
+	for _, tc := range []struct {
+		name, line string
+		spliced    bool
+	}{
+		{"plain", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, true},
+		{"spaced", `{ "jsonrpc": "2.0", "params": { "name": "echo" }, "id": 1, "method": "tools/call" }`, true},
+		{"empty params", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, true},
+		{"meta", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":3}}}`, false},
+		{"escaped", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ech\u006f"}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var m message
+			if err := json.Unmarshal([]byte(tc.line), &m); err != nil {
+				t.Fatal(err)
+			}
+			got, err := signedLine([]byte(tc.line), m.Params, true, sig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := withSignature([]byte(tc.line), sig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%s: %v", got, err)
+			}
+			_ = json.Unmarshal(want, &w)
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("signedLine = %s, want the same as %s", got, want)
+			}
+			if spliced := !bytes.Equal(got, want); spliced != tc.spliced {
+				t.Errorf("spliced = %v, want %v: %s", spliced, tc.spliced, got)
+			}
+		})
 	}
 }

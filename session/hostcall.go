@@ -42,5 +42,24 @@ func (p *Pipeline) Run(ctx context.Context, c *Call, send func(ctx context.Conte
 	})
 }
 
+// Start is [Pipeline.Run] for a sender that does not wait for the
+// answer: it runs c's stages up to the send and calls send, which forwards
+// the request (signed with sign when it is not nil) and returns. finish,
+// non-nil when send was called and succeeded, runs the stages after the
+// send on the answer (or on the error the wait for it ended with) and
+// returns what Run would; the caller calls it once, from any goroutine.
+// When finish is nil, err is what Run would return: the policy's refusal
+// or failure, or send's error (recorded as Run records it).
+func (p *Pipeline) Start(ctx context.Context, c *Call, send func(ctx context.Context, sign SignFunc) error) (finish func(Sent, error) error, err error) {
+	pd, sign, err := p.p.begin(ctx, c, p.p.st.Signer, p.p.st.Verifier)
+	if pd == nil {
+		return nil, err
+	}
+	if err := send(ctx, sign); err != nil {
+		return nil, pd.finish(sent{}, err)
+	}
+	return func(s Sent, err error) error { return pd.finish(sent{raw: s.Result, tool: s.Tool}, err) }, nil
+}
+
 // Stages returns the pipeline's stages.
 func (p *Pipeline) Stages() Stages { return p.p.st }

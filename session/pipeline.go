@@ -193,14 +193,38 @@ func (p *pipeline) run(ctx context.Context, c *Call, send func(ctx context.Conte
 // runWith is run with the signer and verifier given in place of the
 // stages' (nil for none).
 func (p *pipeline) runWith(ctx context.Context, c *Call, signer Signer, verifier Verifier, send func(ctx context.Context, sign signFunc) (sent, error)) error {
-	if err := p.ready(); err != nil {
+	pd, sign, err := p.begin(ctx, c, signer, verifier)
+	if pd == nil {
 		return err
+	}
+	out, err := send(ctx, sign)
+	return pd.finish(out, err)
+}
+
+// pending is a request the policy let through, between its sending and
+// its answer: what the stages after the send need.
+type pending struct {
+	p        *pipeline
+	c        *Call
+	d        Decision
+	verifier Verifier
+	nonce    string // the signature's, set by the sign func begin returns
+	start    time.Time
+}
+
+// begin runs c's stages up to the send: the policy (its refusal is
+// recorded and returned) and the signing hook for the send (nil without a
+// signer, and for methods other than tools/call). A nil pending means the
+// request is not to be sent: err says why, if the policy said.
+func (p *pipeline) begin(ctx context.Context, c *Call, signer Signer, verifier Verifier) (*pending, signFunc, error) {
+	if err := p.ready(); err != nil {
+		return nil, nil, err
 	}
 	p.lostMu.Lock()
 	lost := p.lost
 	p.lostMu.Unlock()
 	if lost != nil {
-		return fmt.Errorf("the %s of %s was not sent: the audit trail cannot be written (%w)", c.Method, c.Name, lost)
+		return nil, nil, fmt.Errorf("the %s of %s was not sent: the audit trail cannot be written (%w)", c.Method, c.Name, lost)
 	}
 	d := Decision{Allowed: true}
 	if p.st.Policy != nil {
@@ -210,24 +234,28 @@ func (p *pipeline) runWith(ctx context.Context, c *Call, signer Signer, verifier
 			if recErr := p.record(c, d, nil); recErr != nil && err == nil {
 				err = recErr
 			}
-			return err
+			return nil, nil, err
 		}
 	}
-	var (
-		nonce string
-		sign  signFunc
-	)
+	pd := &pending{p: p, c: c, d: d, verifier: verifier}
+	var sign signFunc
 	if signer != nil && c.Method == "tools/call" {
 		c.Signed = true
 		sign = func(tool string, args json.RawMessage) (any, error) {
 			sig, n, err := signer.Sign(tool, args)
-			nonce = n
+			pd.nonce = n
 			return sig, err
 		}
 	}
-	start := time.Now()
-	out, err := send(ctx, sign)
-	o := &Outcome{Err: err, Duration: time.Since(start)}
+	pd.start = time.Now()
+	return pd, sign, nil
+}
+
+// finish runs the stages after the send on its outcome: out, or the error
+// the send or the wait for the answer ended with.
+func (pd *pending) finish(out sent, err error) error {
+	p, c := pd.p, pd.c
+	o := &Outcome{Err: err, Duration: time.Since(pd.start)}
 	var checkErr, verifyErr error
 	if err == nil {
 		o.Result = out.raw
@@ -238,8 +266,8 @@ func (p *pipeline) runWith(ctx context.Context, c *Call, signer Signer, verifier
 			if p.st.Outputs != nil && c.Tool != nil && !out.tool.IsError {
 				checkErr = p.st.Outputs.Check(c.Tool, out.tool)
 			}
-			if verifier != nil {
-				if verifyErr = verifier.VerifyResult(c.Name, out.raw, nonce); verifyErr != nil {
+			if pd.verifier != nil {
+				if verifyErr = pd.verifier.VerifyResult(c.Name, out.raw, pd.nonce); verifyErr != nil {
 					o.Signature = "failed: " + verifyErr.Error()
 				} else {
 					o.Signature = "verified"
@@ -247,7 +275,7 @@ func (p *pipeline) runWith(ctx context.Context, c *Call, signer Signer, verifier
 			}
 		}
 	}
-	recErr := p.record(c, d, o)
+	recErr := p.record(c, pd.d, o)
 	for _, e := range []error{err, verifyErr, checkErr, recErr} {
 		if e != nil {
 			return e
