@@ -30,9 +30,18 @@ const (
 // client's must be within 10%, which a loaded machine shifts for both
 // alike. Needs cc (skipped without one).
 func TestBenchAgreesWithC(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs servers for several seconds")
+	// A measurement, run with the end-to-end tier (scripts/test.sh runs it
+	// beside the memory tests): it runs servers for several seconds, and
+	// the race detector would slow mcpctl's side alone.
+	if raceEnabled {
+		t.Skip("the race detector slows mcpctl's side only: run without -race")
 	}
+	if e2e, err := e2eTier(); err != nil {
+		t.Fatal(err)
+	} else if !e2e {
+		t.Skipf("the end-to-end tier: set %s=1 (scripts/test.sh does)", e2eEnv)
+	}
+	t.Parallel()
 	cc, err := exec.LookPath("cc")
 	if err != nil {
 		t.Skip("no C compiler (cc) on PATH to build bench/echoclient.c")

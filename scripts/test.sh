@@ -96,13 +96,14 @@ trap 'kill "$conformance_pid" "$release_pid" "$fuzz_pid" 2>/dev/null || true; rm
 
 # The end-to-end tier: the scripts that have end-to-end parts (interop
 # with the npm reference server, scaffold toolchains, the documentation's
-# examples, large results) and the memory tests, which need a binary
-# without the race detector's shadow memory.
+# examples, large results), the memory tests, which need a binary without
+# the race detector's shadow memory, and mcpctl bench's agreement with the
+# C client, a measurement the race detector would skew.
 t=$(date +%s)
 e2e_scripts=$(grep -l -E '\[!?(e2e|everything|tsmodules)\]' testdata/script/*.txtar | xargs -n1 basename | sed 's/\.txtar$//' | paste -sd'|' -)
 e2e_status=0
 go test -count=1 -timeout 30m -run "^TestScript\$/^(${e2e_scripts})\$" . || e2e_status=$?
-go test -count=1 -run '^TestPeakRSS' . || e2e_status=$?
+go test -count=1 -run '^(TestPeakRSS|TestBenchAgreesWithC)' . || e2e_status=$?
 phase "go test . (end-to-end tier)" "$t"
 
 conformance_status=0
