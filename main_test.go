@@ -29,10 +29,9 @@ import (
 func TestMain(m *testing.M) {
 	// The scripts spend most of their time waiting on the processes they
 	// start (servers, node, the go command), so they run eight at a time
-	// where GOMAXPROCS would allow only two on a 2-core machine (the
-	// package took 109 s quiet and 131 s beside two busy loops, against
-	// 125 s and 179 s four at a time); an explicit -parallel still wins, as
-	// the flags are parsed after this.
+	// where GOMAXPROCS would allow only two on a 2-core machine (measured
+	// in CONTRIBUTING.md); an explicit -parallel still wins, as the flags
+	// are parsed after this.
 	if f := flag.Lookup("test.parallel"); f != nil && runtime.GOMAXPROCS(0) < 8 {
 		if err := f.Value.Set("8"); err != nil {
 			panic(err)
