@@ -177,7 +177,8 @@ type Conn struct {
 
 	mu      sync.Mutex
 	host    string
-	legacy  bool                    // the host sent initialize
+	legacy  bool                    // the host sent initialize, and no error came back
+	initID  string                  // the id of the host's initialize until its answer
 	tools   map[string]*client.Tool // from the server's tools/list answers
 	waiting map[string]*waiter      // governed calls' ids → their answer
 	lists   map[string]bool         // tools/list request ids
@@ -312,6 +313,9 @@ func (c *Conn) observeHost(line []byte) {
 		_ = json.Unmarshal(m.Params, &p)
 		c.mu.Lock()
 		c.legacy = true
+		if len(m.ID) > 0 {
+			c.initID = idKey(m.ID)
+		}
 		c.host = strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version)
 		c.ask.version, c.ask.elicit = p.ProtocolVersion, declared(p.Capabilities.Elicitation)
 		c.mu.Unlock()
@@ -369,7 +373,7 @@ func (c *Conn) batch(ctx context.Context, line []byte, who *session.Identity) fu
 // goroutine of its own otherwise.
 func (c *Conn) FromServer(line []byte) bool {
 	c.mu.Lock()
-	idle := len(c.waiting) == 0 && len(c.lists) == 0
+	idle := len(c.waiting) == 0 && len(c.lists) == 0 && c.initID == ""
 	c.mu.Unlock()
 	if idle {
 		return false
@@ -382,6 +386,14 @@ func (c *Conn) FromServer(line []byte) bool {
 	}
 	key := idKey(a.m.ID)
 	c.mu.Lock()
+	if key == c.initID {
+		// A host that tries both eras (initialize beside a 2026-07-28
+		// request) is in the legacy era only if the server accepted it.
+		c.initID = ""
+		if a.m.Error != nil {
+			c.legacy, c.ask.version, c.ask.elicit = false, "", false
+		}
+	}
 	w, waiting := c.waiting[key]
 	if waiting {
 		delete(c.waiting, key)

@@ -304,3 +304,37 @@ func TestSignedLine(t *testing.T) {
 		})
 	}
 }
+
+// TestGovernInitializeRefused: a host that sent initialize beside a
+// 2026-07-28 request, to a server that refused the initialize, is in the
+// 2026-07-28 era: the proxy's refusals take that era's shape.
+func TestGovernInitializeRefused(t *testing.T) {
+	for _, tc := range []struct {
+		answer string
+		modern bool
+	}{
+		{`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"this server speaks only protocol 2026-07-28"}}`, true},
+		{`{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`, false},
+	} {
+		g, _ := governor(t, `"*": {sensitivity: low}`, ToolFilter{Deny: []string{"drop_*"}}, nil)
+		w := newWire()
+		c := g.Conn(w)
+		ctx := context.Background()
+		start(ctx, c, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}`)
+		if c.FromServer([]byte(tc.answer)) {
+			t.Fatal("the initialize answer was taken, not relayed")
+		}
+		if !start(ctx, c, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"drop_table","arguments":{}}}`) {
+			t.Fatal("the call was not taken for governing")
+		}
+		var out string
+		select {
+		case out = <-w.host:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the refused call was never answered")
+		}
+		if got := strings.Contains(out, `"resultType"`); got != tc.modern {
+			t.Errorf("after %s\nthe refusal %s: resultType present %v, want %v", tc.answer, out, got, tc.modern)
+		}
+	}
+}
