@@ -28,12 +28,18 @@ import (
 // scripts exec them by name.
 func TestMain(m *testing.M) {
 	// The scripts spend most of their time waiting on the processes they
-	// start (servers, node, the go command), so they run eight at a time
-	// where GOMAXPROCS would allow only two on a 2-core machine (measured
-	// in CONTRIBUTING.md); an explicit -parallel still wins, as the flags
-	// are parsed after this.
-	if f := flag.Lookup("test.parallel"); f != nil && runtime.GOMAXPROCS(0) < 8 {
-		if err := f.Value.Set("8"); err != nil {
+	// start (servers, node, the go command), so they run more at a time
+	// than GOMAXPROCS would allow on a 2-core machine: eight in the quick
+	// tier, four under the race detector or in the end-to-end tier, whose
+	// scripts each take a core's worth of CPU more and would otherwise
+	// crowd their own timeouts (measured in CONTRIBUTING.md). An explicit
+	// -parallel still wins, as the flags are parsed after this.
+	want := 8
+	if raceEnabled || os.Getenv(e2eEnv) == "1" {
+		want = 4
+	}
+	if f := flag.Lookup("test.parallel"); f != nil && runtime.GOMAXPROCS(0) < want {
+		if err := f.Value.Set(strconv.Itoa(want)); err != nil {
 			panic(err)
 		}
 	}
