@@ -11,45 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// recorder is an Observer that keeps what it saw.
-type recorder struct {
-	mu     sync.Mutex
-	frames []Frame
-	events []Event
-	block  chan struct{} // when set, Frame waits on it
-}
-
-func (r *recorder) Frame(f Frame) {
-	if r.block != nil {
-		<-r.block
-	}
-	r.mu.Lock()
-	r.frames = append(r.frames, f)
-	r.mu.Unlock()
-}
-
-func (r *recorder) Event(e Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-}
-
-func (r *recorder) event(name string) *Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i := range r.events {
-		if r.events[i].Name == name {
-			return &r.events[i]
-		}
-	}
-	return nil
-}
 
 // TestStdioRelaysBytesExactly runs cat as the server: whatever the host
 // writes must come back byte for byte, and each line be seen once in each
