@@ -105,11 +105,29 @@ type Report struct {
 	// Skipped counts generated cases not sent because they held the
 	// arguments of a finding already minimised (they would fail the same
 	// way, a crash or a timeout at a cost).
-	Skipped  int           `json:"skipped"`
-	Seconds  float64       `json:"seconds"`
-	Findings []*Finding    `json:"findings"`
+	Skipped  int        `json:"skipped"`
+	Seconds  float64    `json:"seconds"`
+	Findings []*Finding `json:"findings"`
+	// Stopped says why the run ended before its last case, when the
+	// server could not be reached again; empty when it ran to the end.
+	Stopped  string        `json:"stopped,omitempty"`
 	Duration time.Duration `json:"-"`
 }
+
+// ServerGoneError is why a run stopped when the server could not be
+// reached again after a crash or a timeout: a server mcpctl did not start
+// (an HTTP one) cannot be restarted, so the run ends with what it found.
+type ServerGoneError struct {
+	// Calls is how many calls had been made when the run stopped.
+	Calls int
+	Err   error
+}
+
+func (e *ServerGoneError) Error() string {
+	return fmt.Sprintf("the server stopped answering after call %d, so fuzzing stopped (reconnecting: %v)", e.Calls, e.Err)
+}
+
+func (e *ServerGoneError) Unwrap() error { return e.Err }
 
 // outcome is what one call came to: kind "" is a pass.
 type outcome struct {
@@ -121,12 +139,15 @@ type runner struct {
 	o   Options
 	s   Session
 	gen *generator
+	// calls counts the calls sent, shrinking's among them.
+	calls int
 }
 
 // Run fuzzes the tool. It returns the report, and an error when the run
 // could not go on: the tool policy refused a call, the server could not be
-// reached again, or ctx ended (the report then holds what was found).
-func Run(ctx context.Context, o Options) (*Report, error) {
+// reached again (a [*ServerGoneError]), or ctx ended (the report then holds
+// what was found).
+func Run(ctx context.Context, o Options) (rep *Report, err error) {
 	var schema any
 	if len(o.Tool.InputSchema) > 0 {
 		if err := json.Unmarshal(o.Tool.InputSchema, &schema); err != nil {
@@ -137,11 +158,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		o.MaxShrinkCalls = 64
 	}
 	r := &runner{o: o, gen: newGenerator(schema, o.Seed)}
-	rep := &Report{Tool: o.Tool.Name, Seed: o.Seed, Findings: []*Finding{}}
+	rep = &Report{Tool: o.Tool.Name, Seed: o.Seed, Findings: []*Finding{}}
 	start := time.Now()
 	defer func() {
 		rep.Duration = time.Since(start)
 		rep.Seconds = rep.Duration.Seconds()
+		if gone := (*ServerGoneError)(nil); errors.As(err, &gone) {
+			rep.Stopped = gone.Error()
+		}
 		if r.s != nil {
 			_ = r.s.Close()
 		}
@@ -221,10 +245,11 @@ func (r *runner) call(ctx context.Context, args map[string]any) (outcome, error)
 	if r.s == nil {
 		s, err := r.o.Connect(ctx)
 		if err != nil {
-			return outcome{}, fmt.Errorf("reconnecting to the server: %w", err)
+			return outcome{}, &ServerGoneError{Calls: r.calls, Err: err}
 		}
 		r.s = s
 	}
+	r.calls++
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return outcome{}, err

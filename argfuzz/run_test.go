@@ -3,8 +3,10 @@ package argfuzz
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,6 +69,42 @@ func TestRunFindsAndMinimisesACrash(t *testing.T) {
 	}
 	if connects < 2 {
 		t.Errorf("%d connections: a crashed server must be reached again", connects)
+	}
+}
+
+// TestRunStopsWhenTheServerCannotBeReachedAgain is the HTTP server mcpctl
+// did not start: after the crash it refuses connections, and the run ends
+// with the finding, a ServerGoneError and the report saying why.
+func TestRunStopsWhenTheServerCannotBeReachedAgain(t *testing.T) {
+	tool := &client.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{
+		"a":{"type":"integer","minimum":0,"maximum":10}},"required":["a"]}`)}
+	calls, connects := 0, 0
+	rep, err := Run(context.Background(), Options{
+		Tool: tool, Seed: 1, MaxCalls: 100, Timeout: time.Second,
+		Server: []string{"--url", "http://127.0.0.1:1/mcp"},
+		Connect: func(context.Context) (Session, error) {
+			connects++
+			if connects > 1 {
+				return nil, syscall.ECONNREFUSED
+			}
+			return &crashingSession{done: make(chan struct{}), calls: &calls}, nil
+		},
+	})
+	var gone *ServerGoneError
+	if !errors.As(err, &gone) || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("err = %v, want a ServerGoneError wrapping the refusal", err)
+	}
+	if gone.Calls != calls {
+		t.Errorf("stopped after call %d, but %d calls were made", gone.Calls, calls)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Kind != KindCrash || rep.Findings[0].Arguments["a"] != 10.0 {
+		t.Fatalf("findings %+v, want the crash at a=10", rep.Findings)
+	}
+	if rep.Stopped != gone.Error() {
+		t.Errorf("report stopped = %q, want %q", rep.Stopped, gone.Error())
+	}
+	if connects != 2 {
+		t.Errorf("%d connections, want the first and one failed attempt", connects)
 	}
 }
 

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -47,7 +48,8 @@ here), a JSON-RPC internal error (-32603) where an isError result was due,
 or a result breaking the tool's outputSchema or the official schema. Each
 is minimised to the fewest, simplest arguments that still fail the same
 way, and printed as the mcpctl call line that reproduces it. A stdio
-server that exits is started again. Findings exit 5.
+server that exits is started again; an HTTP server that stops answering
+cannot be, so the run stops there with what it found. Findings exit 5.
 
 Every call passes the tool policy and the audit trail; a refusal stops the
 run (exit 9). Tools annotated destructive are refused without
@@ -190,17 +192,29 @@ func fuzzRun(ctx context.Context, opts *FuzzOptions) error {
 			return err
 		}
 	}
+	if gone := (*argfuzz.ServerGoneError)(nil); errors.As(runErr, &gone) && len(rep.Findings) > 0 {
+		// A server mcpctl did not start cannot be restarted: the findings
+		// so far are the outcome (the last one as far as it was minimised
+		// before the server went), not a connection failure.
+		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf(
+			"fuzzing %s on %s: %v; %s so far (the last not minimised further): restart the server to go on",
+			tool.Name, name, gone, problems(len(rep.Findings)))}
+	}
 	if runErr != nil {
 		return fmt.Errorf("fuzzing %s on %s: %w", tool.Name, name, runErr)
 	}
 	if len(rep.Findings) > 0 {
-		what := "1 problem"
-		if len(rep.Findings) > 1 {
-			what = fmt.Sprintf("%d problems", len(rep.Findings))
-		}
-		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("fuzzing %s found %s", tool.Name, what)}
+		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("fuzzing %s found %s", tool.Name, problems(len(rep.Findings)))}
 	}
 	return nil
+}
+
+// problems is n problems in words.
+func problems(n int) string {
+	if n == 1 {
+		return "1 problem"
+	}
+	return fmt.Sprintf("%d problems", n)
 }
 
 func writeJUnitFile(path string, rep *argfuzz.Report) error {
