@@ -103,7 +103,7 @@ t=$(date +%s)
 e2e_scripts=$(grep -l -E '\[!?(e2e|everything|tsmodules)\]' testdata/script/*.txtar | xargs -n1 basename | sed 's/\.txtar$//' | paste -sd'|' -)
 e2e_status=0
 go test -count=1 -timeout 30m -run "^TestScript\$/^(${e2e_scripts})\$" . || e2e_status=$?
-go test -count=1 -run '^(TestPeakRSS|TestBenchAgreesWithC)' . || e2e_status=$?
+go test -count=1 -run '^(TestPeakRSS|TestBenchAgreesWithC|TestBenchAgreesOverHTTP)' . || e2e_status=$?
 phase "go test . (end-to-end tier)" "$t"
 
 conformance_status=0
