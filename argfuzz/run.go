@@ -293,20 +293,17 @@ func (r *runner) judge(res *client.CallToolResult, err error) outcome {
 	case errors.As(err, new(*session.OutputError)):
 		return outcome{KindOutputSchema, err.Error()}
 	}
-	if r.gone(err) {
-		return outcome{KindCrash, fmt.Sprintf("the server exited: %v", err)}
-	}
-	return outcome{KindCrash, fmt.Sprintf("the connection failed: %v", err)}
-}
-
-// gone reports whether the session ended with the call: the server exited.
-func (r *runner) gone(err error) bool {
 	select {
 	case <-r.s.Done():
-		return true
+		return outcome{KindCrash, fmt.Sprintf("the server exited: %v", err)}
 	default:
 	}
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) {
+		// A server mcpctl did not start (over HTTP) is seen only through
+		// its connection, which cannot tell an exit from a dropped socket.
+		return outcome{KindCrash, fmt.Sprintf("the server dropped the connection (it may have exited): %v", err)}
+	}
+	return outcome{KindCrash, fmt.Sprintf("the connection failed: %v", err)}
 }
 
 // shrink minimises args while the call keeps failing with out's kind:
