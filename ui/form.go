@@ -140,6 +140,18 @@ func elicitForm(st *styles, m elicitMsg) *form {
 		if ff.HasDefault {
 			text = fmt.Sprint(ff.Default)
 		}
+		if ff.Multi {
+			// A multiple choice is typed as its values separated by
+			// commas, which is how its default is shown too.
+			fld.typ = "array, comma-separated"
+			if list, ok := ff.Default.([]any); ok {
+				parts := make([]string, len(list))
+				for i, v := range list {
+					parts[i] = fmt.Sprint(v)
+				}
+				text = strings.Join(parts, ", ")
+			}
+		}
 		if len(ff.Options) > 0 && !ff.Multi {
 			for _, o := range ff.Options {
 				fld.choices = append(fld.choices, o.Value)
@@ -318,14 +330,63 @@ func (f *form) validateElicit() {
 	f.content = content
 }
 
-// view draws the form width cells wide.
+// view draws the form width cells wide, all of it.
 func (f *form) view(st *styles, width int) []string {
-	lines := []string{st.heading.Render(fit(f.title, width)), ""}
+	head, fields, _, _, foot := f.parts(st, width)
+	return append(append(head, fields...), foot...)
+}
+
+// viewIn draws the form within height lines: when it is taller, the title
+// and the verdict (valid, or what blocks sending) stay in place and the
+// fields scroll to keep the focused one in sight, so that a long
+// requestedSchema or inputSchema can be filled on a small terminal.
+func (f *form) viewIn(st *styles, width, height int) []string {
+	head, fields, from, to, foot := f.parts(st, width)
+	if len(head)+len(fields)+len(foot) <= height {
+		return append(append(head, fields...), foot...)
+	}
+	// The verdict may take at most a third of the screen; the fields
+	// keep the rest, with a line each to say that more are above or below.
+	foot = foot[:min(len(foot), max(2, height/3))]
+	room := max(3, height-len(head)-len(foot))
+	// window is the end of the fields shown from start, with the lines
+	// that say more are above or below taken from the room.
+	window := func(start int) int {
+		avail := room
+		if start > 0 {
+			avail--
+		}
+		if start+avail >= len(fields) {
+			return len(fields)
+		}
+		return start + avail - 1
+	}
+	start := 0
+	for start < from && window(start) <= to {
+		start++
+	}
+	end := window(start)
+	shown := make([]string, 0, room)
+	if start > 0 {
+		shown = append(shown, st.dim.Render(fit(fmt.Sprintf("  ↑ %d more lines", start), width)))
+	}
+	shown = append(shown, fields[start:end]...)
+	if end < len(fields) {
+		shown = append(shown, st.dim.Render(fit(fmt.Sprintf("  ↓ %d more lines", len(fields)-end), width)))
+	}
+	return append(append(head, shown...), foot...)
+}
+
+// parts are the form's lines: the title, the fields (the focused one's
+// lines from from to to, inclusive) and the verdict.
+func (f *form) parts(st *styles, width int) (head, lines []string, from, to int, foot []string) {
+	head = []string{st.heading.Render(fit(f.title, width)), ""}
 	for i := range f.fields {
 		fld := &f.fields[i]
 		mark := "  "
 		if i == f.focus {
 			mark = "> "
+			from = len(lines)
 		}
 		label := oneLine(fld.name)
 		if fld.required {
@@ -360,16 +421,19 @@ func (f *form) view(st *styles, width int) []string {
 		if fld.desc != "" {
 			lines = append(lines, st.dim.Render(fit("    "+oneLine(fld.desc), width)))
 		}
+		if i == f.focus {
+			to = len(lines) - 1
+		}
 	}
-	lines = append(lines, "")
+	foot = []string{""}
 	if len(f.problem) == 0 {
-		lines = append(lines, st.ok.Render("✓ valid"))
+		foot = append(foot, st.ok.Render("✓ valid"))
 	}
 	for _, p := range f.problem {
-		lines = append(lines, st.err.Render(fit("✗ "+p, width)))
+		foot = append(foot, st.err.Render(fit("✗ "+p, width)))
 	}
 	for _, w := range f.warn {
-		lines = append(lines, st.dim.Render(fit("! "+w, width)))
+		foot = append(foot, st.dim.Render(fit("! "+w, width)))
 	}
-	return lines
+	return head, lines, from, to, foot
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/textinput"
@@ -183,19 +184,29 @@ func (m *Model) connect() tea.Cmd {
 		if err != nil {
 			return connectedMsg{err: err}
 		}
+		// The lists go out together: against a server in another process
+		// the first frame then waits for the slowest list, not their sum.
 		msg := connectedMsg{sess: s}
-		if s.HasCapability("tools") {
-			msg.tools, err = s.ListTools(ctx)
-		}
-		if err == nil && s.HasCapability("resources") {
-			msg.resources, err = s.ListResources(ctx)
-			if err == nil {
-				msg.templates, err = s.ListResourceTemplates(ctx)
+		var (
+			wg   sync.WaitGroup
+			errs [4]error
+		)
+		fetch := func(i int, capability string, get func() error) {
+			if !s.HasCapability(capability) {
+				return
 			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = get()
+			}()
 		}
-		if err == nil && s.HasCapability("prompts") {
-			msg.prompts, err = s.ListPrompts(ctx)
-		}
+		fetch(0, "tools", func() (err error) { msg.tools, err = s.ListTools(ctx); return })
+		fetch(1, "resources", func() (err error) { msg.resources, err = s.ListResources(ctx); return })
+		fetch(2, "resources", func() (err error) { msg.templates, err = s.ListResourceTemplates(ctx); return })
+		fetch(3, "prompts", func() (err error) { msg.prompts, err = s.ListPrompts(ctx); return })
+		wg.Wait()
+		err = errors.Join(errs[:]...)
 		msg.err = err
 		return msg
 	}

@@ -25,10 +25,10 @@ func (m *Model) View() string {
 		content = m.samples[0].view(m.st, w)
 		content = append(content, "", m.st.dim.Render("enter answers · ctrl+d declines"))
 	case len(m.elicits) > 0:
-		content = m.elicits[0].view(m.st, w)
+		content = m.elicits[0].viewIn(m.st, w, body-2)
 		content = append(content, "", m.st.dim.Render("enter accepts · ctrl+d declines · esc cancels"))
 	case m.mode == modeForm:
-		content = m.form.view(m.st, w)
+		content = m.form.viewIn(m.st, w, body)
 	case m.mode == modeArgForm:
 		content = m.argForm.view(m.st, w)
 	case m.mode == modeText || m.mode == modeHelp:
