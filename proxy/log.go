@@ -26,8 +26,9 @@ type Log struct {
 }
 
 // NewLog returns a Log writing to w through a buffer that the [Tap]
-// flushes whenever its queue runs empty (see [Flusher]). Write errors are
-// w's to report (the session goes on without its log).
+// flushes within [DefaultFlushDelay] of an entry and at Close (see
+// [Flusher]). Write errors are w's to report (the session goes on without
+// its log).
 func NewLog(w io.Writer, r *transport.Redactor, paths []RedactPath) *Log {
 	buf := bufio.NewWriterSize(w, 64<<10)
 	return &Log{trace: &transport.Trace{W: buf, Redactor: r}, buf: buf, paths: paths}
