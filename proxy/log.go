@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpctl/mcpctl/transport"
 )
@@ -22,15 +23,20 @@ import (
 type Log struct {
 	trace *transport.Trace
 	buf   *bufio.Writer
+	red   *transport.Redactor
 	paths []RedactPath
+	now   func() time.Time // time.Now; tests set it
 }
 
 // NewLog returns a Log writing to w through a buffer that the [Tap]
-// flushes whenever its queue runs empty (see [Flusher]). Write errors are
-// w's to report (the session goes on without its log).
+// flushes within [DefaultFlushDelay] of an entry and at Close (see
+// [Flusher]). Write errors are w's to report (the session goes on without
+// its log).
 func NewLog(w io.Writer, r *transport.Redactor, paths []RedactPath) *Log {
 	buf := bufio.NewWriterSize(w, 64<<10)
-	return &Log{trace: &transport.Trace{W: buf, Redactor: r}, buf: buf, paths: paths}
+	l := &Log{buf: buf, red: r, paths: paths, now: time.Now}
+	l.trace = &transport.Trace{W: buf, Redactor: r, Now: func() time.Time { return l.now() }}
+	return l
 }
 
 // Flush writes what is buffered.
@@ -47,7 +53,51 @@ func (l *Log) Frame(f Frame) {
 	if f.Dir == HostToServer {
 		dir = transport.DirectionSend
 	}
-	l.trace.SessionMessage(dir, f.Session, redactPaths(f.Data, l.paths))
+	msg := redactPaths(f.Data, l.paths)
+	if !l.entry(dir, f.Session, msg) {
+		l.trace.SessionMessage(dir, f.Session, msg)
+	}
+}
+
+// entry writes the entry of a message straight into the buffer, as
+// [transport.Trace] writes it, when the message is valid JSON on one line
+// after redaction and the session needs no escaping, which is every frame
+// of a well-behaved session; it reports false, having written nothing,
+// for the rest, which the trace then writes. The log's goroutine shares
+// the machine with the relay, so the common case copies the frame into the
+// buffer and nowhere else.
+func (l *Log) entry(dir, session string, msg []byte) bool {
+	msg = l.red.Bytes(msg)
+	if bytes.IndexByte(msg, '\n') >= 0 || bytes.IndexByte(msg, '\r') >= 0 || !plainString(session) || !json.Valid(msg) {
+		return false
+	}
+	b := l.buf.AvailableBuffer()
+	b = append(b, `{"time":"`...)
+	b = l.now().UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","direction":"`...)
+	b = append(b, dir...)
+	b = append(b, '"')
+	if session != "" {
+		b = append(b, `,"session":"`...)
+		b = append(b, session...)
+		b = append(b, '"')
+	}
+	b = append(b, `,"message":`...)
+	l.buf.Write(b)
+	l.buf.Write(msg)
+	l.buf.WriteString("}\n")
+	return true
+}
+
+// plainString reports whether s is written in JSON as it is, between
+// quotes: printable ASCII without quotes or backslashes.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // Event records e.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpctl/mcpctl/transport"
 )
@@ -80,5 +81,40 @@ func TestParseRedactPath(t *testing.T) {
 		if err != nil || p.String() != tc.want {
 			t.Errorf("ParseRedactPath(%q) = %v, %v; want %s", tc.in, p, err, tc.want)
 		}
+	}
+}
+
+// TestLogWritesWhatTheTraceWrites holds the log's own encoding of frames
+// to the trace's, byte for byte, whichever way each frame is written.
+func TestLogWritesWhatTheTraceWrites(t *testing.T) {
+	at := time.Date(2026, 11, 28, 1, 2, 3, 450000000, time.FixedZone("x", 3600))
+	now := func() time.Time { return at }
+	red := transport.NewRedactor("s3cret-token")
+	frames := []struct{ session, data string }{
+		{"", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi <&>"}}}`},
+		{"", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"token s3cret-token"}]}}`},
+		{"", "{\"jsonrpc\":\"2.0\",\n \"id\":2,\"result\":{}}"},
+		{"", "not json"},
+		{"", ""},
+		{"", `{"a":"\u00e9 é \"q\""}`},
+		{"a1b2-C3", `{"jsonrpc":"2.0","method":"notifications/initialized"}`},
+		{"odd \"session\"\n", `{"jsonrpc":"2.0","method":"x"}`},
+		{"", `{"a":1} {"b":2}`},
+	}
+	var got, want bytes.Buffer
+	l := NewLog(&got, red, nil)
+	l.now = now
+	tr := &transport.Trace{W: &want, Redactor: red, Now: now}
+	for i, fr := range frames {
+		dir, tdir := HostToServer, transport.DirectionSend
+		if i%2 == 1 {
+			dir, tdir = ServerToHost, transport.DirectionRecv
+		}
+		l.Frame(Frame{Dir: dir, Session: fr.session, Data: []byte(fr.data), Size: int64(len(fr.data))})
+		tr.SessionMessage(tdir, fr.session, []byte(fr.data))
+	}
+	l.Flush()
+	if got.String() != want.String() {
+		t.Errorf("the log wrote\n%s\nthe trace writes\n%s", got.String(), want.String())
 	}
 }

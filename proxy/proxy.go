@@ -87,9 +87,9 @@ type Observer interface {
 }
 
 // Flusher is an [Observer] that buffers what it writes: the [Tap] calls
-// Flush whenever its queue runs empty, so that a log is written in few
-// system calls under load and is complete on disk whenever the traffic
-// pauses.
+// Flush [DefaultFlushDelay] after handing it the first frame or event it
+// has not flushed, and at Close, so that a log is written in few system
+// calls and what it holds reaches the disk within that delay.
 type Flusher interface {
 	Flush()
 }

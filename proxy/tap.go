@@ -16,6 +16,9 @@ type Tap struct {
 	// batchDelay is how long the observers' goroutine, once woken, lets
 	// frames gather before it takes them.
 	batchDelay time.Duration
+	// flushDelay is how long what a [Flusher] buffered may wait to be
+	// flushed.
+	flushDelay time.Duration
 	maxBytes   int64 // bytes queued at most
 
 	mu      sync.Mutex
@@ -24,8 +27,10 @@ type Tap struct {
 	queued  int64
 	dropped int64
 	closed  bool
-	done    chan struct{}
-	session string // stamped on frames that name no session
+	// flushDue is set by the flush timer and taken by run.
+	flushDue bool
+	done     chan struct{}
+	session  string // stamped on frames that name no session
 }
 
 type item struct {
@@ -40,6 +45,7 @@ const (
 	DefaultQueueFrames = 1 << 16
 	DefaultQueueBytes  = 512 << 20
 	DefaultBatchDelay  = time.Millisecond
+	DefaultFlushDelay  = 50 * time.Millisecond
 )
 
 // NewTap starts a tap delivering to obs. frameLimit is how many bytes of a
@@ -52,7 +58,7 @@ func NewTap(obs Observer, frameLimit int, maxBytes int64) *Tap {
 	if maxBytes <= 0 {
 		maxBytes = DefaultQueueBytes
 	}
-	t := &Tap{obs: obs, limit: frameLimit, maxBytes: maxBytes, batchDelay: DefaultBatchDelay, done: make(chan struct{})}
+	t := &Tap{obs: obs, limit: frameLimit, maxBytes: maxBytes, batchDelay: DefaultBatchDelay, flushDelay: DefaultFlushDelay, done: make(chan struct{})}
 	t.cond = sync.NewCond(&t.mu)
 	go t.run()
 	return t
@@ -114,13 +120,21 @@ func (t *Tap) Close() {
 
 func (t *Tap) run() {
 	defer close(t.done)
+	flusher, _ := t.obs.(Flusher)
+	// A flush is a system call, and each one wakes the Go runtime's
+	// monitor thread, which then polls every few microseconds for a while;
+	// on a machine with few cores that steals time from the relay. So what
+	// the observers buffer is flushed once flushDelay after the first batch
+	// it holds, not after every batch, and at the end.
+	var timer *time.Timer
+	armed := false
 	var reported int64
 	for {
 		t.mu.Lock()
-		for len(t.queue) == 0 && !t.closed {
+		for len(t.queue) == 0 && !t.closed && !t.flushDue {
 			t.cond.Wait()
 		}
-		if !t.closed && t.batchDelay > 0 {
+		if len(t.queue) > 0 && !t.closed && t.batchDelay > 0 {
 			// Woken by the first frame of a burst: let the rest of it
 			// queue, so that a busy session wakes the observers once per
 			// batch rather than once per frame (frames queued meanwhile
@@ -132,7 +146,8 @@ func (t *Tap) run() {
 		batch := t.queue
 		t.queue = nil
 		t.queued = 0
-		dropped, closed := t.dropped, t.closed
+		dropped, closed, due := t.dropped, t.closed, t.flushDue
+		t.flushDue = false
 		t.mu.Unlock()
 		if dropped > reported {
 			// Said before the frames that got through after the drop, so
@@ -147,20 +162,41 @@ func (t *Tap) run() {
 				t.obs.Frame(it.frame)
 			}
 		}
-		if f, ok := t.obs.(Flusher); ok && len(batch) > 0 {
-			f.Flush()
-		}
 		if closed && len(batch) == 0 {
 			t.mu.Lock()
 			dropped = t.dropped
 			t.mu.Unlock()
 			if dropped > reported {
 				t.obs.Event(Event{Time: time.Now(), Name: "dropped", Detail: map[string]int64{"frames": dropped - reported}})
-				if f, ok := t.obs.(Flusher); ok {
-					f.Flush()
-				}
+			}
+			if timer != nil {
+				timer.Stop()
+			}
+			if flusher != nil {
+				flusher.Flush()
 			}
 			return
 		}
+		switch {
+		case flusher == nil:
+		case due || t.flushDelay <= 0:
+			flusher.Flush()
+			armed = false
+		case len(batch) > 0 && !armed:
+			armed = true
+			if timer == nil {
+				timer = time.AfterFunc(t.flushDelay, t.flushTime)
+			} else {
+				timer.Reset(t.flushDelay)
+			}
+		}
 	}
+}
+
+// flushTime wakes run to flush the observers.
+func (t *Tap) flushTime() {
+	t.mu.Lock()
+	t.flushDue = true
+	t.mu.Unlock()
+	t.cond.Signal()
 }
