@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,26 +111,7 @@ func compareBenchHTTP(t *testing.T, mcpctl string, env []string, url, tool strin
 		slices.Sort(times)
 		return float64(times[len(times)/2]) / float64(time.Millisecond)
 	}
-	var ratios []float64
-	var detail string
-	for round := range agreeRounds {
-		var own, p50 float64
-		steps := []func(){
-			func() { own = ownP50() },
-			func() { p50 = benchP50() },
-		}
-		for i := range steps {
-			steps[(i+round)%len(steps)]()
-		}
-		ratios = append(ratios, p50/own)
-		detail += fmt.Sprintf("\n  round %d: mcpctl bench p50 %.3fms, the test's client %.3fms", round+1, p50, own)
-	}
-	sort.Float64s(ratios)
-	median := ratios[len(ratios)/2]
-	t.Logf("median ratio %.3f%s", median, detail)
-	if median < 0.9 || median > 1.1 {
-		t.Errorf("mcpctl bench's median latency is %.3f times the test's own client's (median of %d rounds), want within 10%%:%s", median, agreeRounds, detail)
-	}
+	agreePaired(t, "mcpctl bench's median latency", "the test's own client's", benchP50, ownP50)
 }
 
 // mcpHTTPClient is the test's own Streamable HTTP client: initialize, the

@@ -102,24 +102,33 @@ func TestBenchAgreesWithC(t *testing.T) {
 		}
 		return rep.LatencyMS.Mean
 	}
+	agreePaired(t, "mcpctl bench's mean latency", "the C client's", benchMean, timeC)
+}
+
+// agreePaired runs bench and own in turn agreeRounds times, the order
+// rotating so that load hits both alike, and fails unless the median of the
+// rounds' ratios bench/own is within 10% of 1. benchName and ownName say
+// what each measures, for the log and the failure.
+func agreePaired(t *testing.T, benchName, ownName string, bench, own func() float64) {
+	t.Helper()
 	var ratios []float64
 	var detail string
 	for round := range agreeRounds {
-		var perCall, mean float64
+		var b, o float64
 		steps := []func(){
-			func() { perCall = timeC() },
-			func() { mean = benchMean() },
+			func() { o = own() },
+			func() { b = bench() },
 		}
 		for i := range steps {
 			steps[(i+round)%len(steps)]()
 		}
-		ratios = append(ratios, mean/perCall)
-		detail += fmt.Sprintf("\n  round %d: mcpctl bench mean %.3fms, C client %.3fms a call", round+1, mean, perCall)
+		ratios = append(ratios, b/o)
+		detail += fmt.Sprintf("\n  round %d: %s %.3fms, %s %.3fms", round+1, benchName, b, ownName, o)
 	}
 	sort.Float64s(ratios)
 	median := ratios[len(ratios)/2]
 	t.Logf("median ratio %.3f%s", median, detail)
 	if median < 0.9 || median > 1.1 {
-		t.Errorf("mcpctl bench's latency is %.3f times the C client's (median of %d rounds), want within 10%%:%s", median, agreeRounds, detail)
+		t.Errorf("%s is %.3f times %s (median of %d rounds), want within 10%%:%s", benchName, median, ownName, agreeRounds, detail)
 	}
 }
