@@ -99,3 +99,31 @@ func checkIJSONAgrees(t *testing.T, data []byte) {
 		t.Fatalf("%q: CheckIJSON says %v, the decoding %v", data, got, want)
 	}
 }
+
+// FuzzPlainString holds the JCS parser's quick read of a plain string to
+// its full one: the same value and the same position after it.
+//
+//	go test -run='^$' -fuzz=FuzzPlainString -fuzztime=10s ./signing/
+func FuzzPlainString(f *testing.F) {
+	for _, s := range []string{`"hello 1"`, `"a\"b"`, `"é"`, "\"tab\there\"", `"unterminated`, `""`, `"x",1`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || data[0] != '"' {
+			return
+		}
+		quick := &pyParser{data: data}
+		s, ok := quick.plainString()
+		if !ok {
+			if quick.pos != 0 {
+				t.Fatalf("%q: plainString moved to %d and gave up", data, quick.pos)
+			}
+			return
+		}
+		full := &pyParser{data: data}
+		runes, err := full.str()
+		if err != nil || string(runes) != s || full.pos != quick.pos {
+			t.Fatalf("%q: plainString %q at %d, str %q at %d (%v)", data, s, quick.pos, string(runes), full.pos, err)
+		}
+	})
+}

@@ -350,7 +350,9 @@ func StripSignature(obj json.RawMessage) (stripped json.RawMessage, sig *Signatu
 	}
 	if sigAt >= 0 {
 		sig = &Signature{}
-		if err := json.Unmarshal(metaMembers[sigAt].value, sig); err != nil {
+		// The value is valid JSON (objectMembers read it): it is read
+		// without validating it again.
+		if err := sig.UnmarshalJSON(metaMembers[sigAt].value); err != nil {
 			return nil, nil, fmt.Errorf("_meta.signature is not a signature object: %w", err)
 		}
 		metaMembers = append(metaMembers[:sigAt:sigAt], metaMembers[sigAt+1:]...)
