@@ -122,6 +122,22 @@ func (p *filterPolicy) Decide(ctx context.Context, c *session.Call) (session.Dec
 	return p.next.Decide(ctx, c)
 }
 
+// Immediate implements [session.ImmediatePolicy]: a call the filter
+// hides is refused, which is not immediate (the refusal is written to the
+// host); one it lets through is immediate when the next stage says so.
+func (p *filterPolicy) Immediate(c *session.Call) bool {
+	if c.Method == "tools/call" {
+		if hidden, _ := p.f.Hides(c.Name); hidden {
+			return false
+		}
+	}
+	if p.next == nil {
+		return true
+	}
+	ip, ok := p.next.(session.ImmediatePolicy)
+	return ok && ip.Immediate(c)
+}
+
 // Governor enforces the origin design on the requests a host sends
 // through the proxy: each tools/call (and, when GovernReads is set,
 // resources/read and prompts/get) runs through the session pipeline —
@@ -254,27 +270,69 @@ var (
 // Only lines that may be governed are parsed: a cheap byte check passes
 // every other line on untouched.
 func (c *Conn) FromHost(ctx context.Context, line []byte, who *session.Identity) func() {
-	if c.ask.waiting.Load() > 0 && bytes.Contains(line, markApprovalID) && c.hostAnswer(line) {
+	run, done := c.take(ctx, line, who)
+	if done {
 		return func() {}
+	}
+	return run
+}
+
+// take is [Conn.FromHost] for a caller that lets the governor forward a
+// call itself when it can without waiting: done reports that the line
+// was dealt with before take returned (the call forwarded, or the
+// host's answer to a question taken), and run is then nil. On an inline
+// Conn (the shim's), a call the pipeline lets through at once
+// ([session.Pipeline.Immediate]) is decided and forwarded on the
+// caller's goroutine, which costs no goroutine and no hand-off; one that
+// may wait (for a person, a rate-limit slot, the host) still runs on a
+// goroutine of its own, so it holds up no other frame.
+func (c *Conn) take(ctx context.Context, line []byte, who *session.Identity) (run func(), done bool) {
+	if c.ask.waiting.Load() > 0 && bytes.Contains(line, markApprovalID) && c.hostAnswer(line) {
+		return nil, true
 	}
 	call := bytes.Contains(line, markToolsCall) ||
 		(c.g.GovernReads && (bytes.Contains(line, markRead) || bytes.Contains(line, markPrompt)))
 	if !call {
 		c.observeHost(line)
-		return nil
+		return nil, false
 	}
 	trimmed := bytes.TrimLeft(line, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return c.batch(ctx, trimmed, who)
+		return c.batch(ctx, trimmed, who), false
 	}
 	r := &request{}
 	if json.Unmarshal(line, &r.message) != nil || !c.governs(r.Method) || len(r.ID) == 0 {
-		return nil
+		return nil, false
 	}
 	if len(r.Params) > 0 {
 		r.pErr = json.Unmarshal(r.Params, &r.p)
 	}
-	return func() { c.govern(ctx, line, r, who) }
+	if c.inline && c.immediate(r, who) {
+		c.govern(ctx, line, r, who)
+		return nil, true
+	}
+	return func() { c.govern(ctx, line, r, who) }, false
+}
+
+// immediate reports whether r can be governed on the caller's goroutine:
+// the pipeline lets it through at once, and it is no retry of a held call
+// (whose matching is the approver's).
+func (c *Conn) immediate(r *request, who *session.Identity) bool {
+	if r.pErr != nil || bytes.Contains(r.Params, []byte(`"requestState"`)) {
+		return false
+	}
+	name := r.p.Name
+	if r.Method == "resources/read" {
+		name = r.p.URI
+	}
+	c.mu.Lock()
+	tool := c.tools[name]
+	c.mu.Unlock()
+	call := &session.Call{Method: r.Method, Name: name, Server: c.g.Server, Identity: who}
+	if r.Method == "tools/call" {
+		call.Tool = tool
+	}
+	return c.g.Pipeline.Immediate(call)
 }
 
 func (c *Conn) governs(method string) bool {

@@ -143,6 +143,26 @@ type pinPolicy struct {
 	next session.Policy
 }
 
+// Immediate implements [session.ImmediatePolicy]: under strict pinning a
+// call whose pins are to be read (a tool seen changed, or any before the
+// first listing) reads a file; any other call is immediate when the next
+// stage says so.
+func (pp *pinPolicy) Immediate(c *session.Call) bool {
+	if p := pp.p; c.Method == "tools/call" && p.Mode == PinStrict {
+		p.mu.Lock()
+		check := !p.listed || p.changed[c.Name]
+		p.mu.Unlock()
+		if check {
+			return false
+		}
+	}
+	if pp.next == nil {
+		return true
+	}
+	ip, ok := pp.next.(session.ImmediatePolicy)
+	return ok && ip.Immediate(c)
+}
+
 func (pp *pinPolicy) Decide(ctx context.Context, c *session.Call) (session.Decision, error) {
 	if p := pp.p; c.Method == "tools/call" && p.Mode == PinStrict {
 		p.mu.Lock()

@@ -133,3 +133,26 @@ func TestPinHiddenText(t *testing.T) {
 		t.Errorf("flags %+v; want one %s naming both characters", flags, PinHidden)
 	}
 }
+
+// TestPinPolicyImmediate: under strict pinning a call is not immediate
+// while its pins are to be read (before the first listing, or for a tool
+// seen changed); under warn the pins never hold a call.
+func TestPinPolicyImmediate(t *testing.T) {
+	c := &session.Call{Method: "tools/call", Name: "echo"}
+	for _, tc := range []struct {
+		mode    PinMode
+		listed  bool
+		changed bool
+		want    bool
+	}{
+		{PinWarn, false, false, true},
+		{PinStrict, false, false, false},
+		{PinStrict, true, false, true},
+		{PinStrict, true, true, false},
+	} {
+		g := &PinGuard{Mode: tc.mode, listed: tc.listed, changed: map[string]bool{"echo": tc.changed}}
+		if got := g.Policy(nil).(session.ImmediatePolicy).Immediate(c); got != tc.want {
+			t.Errorf("%s, listed %v, changed %v: Immediate = %v, want %v", tc.mode, tc.listed, tc.changed, got, tc.want)
+		}
+	}
+}

@@ -76,29 +76,23 @@ func trimEOL(line []byte) []byte {
 }
 
 // relayHostGoverned is the host→server relay with governance on: lines
-// are read whole; those conn takes are decided on goroutines of their
-// own, so a held call blocks no other frame, and the rest are forwarded
-// at once. Every line the host sent is tapped as it arrives.
+// are read whole; conn forwards those it takes itself, decided at once
+// or on goroutines of their own, so a held call blocks no other frame,
+// and the rest are forwarded as they came. Every line the host sent is
+// tapped as it arrives.
 func relayHostGoverned(ctx context.Context, conn *Conn, server *lineWriter, src io.Reader, tap *Tap) error {
-	br := bufio.NewReaderSize(src, relayBuffer)
-	for {
-		line, err := readWhole(br)
-		if len(line) > 0 {
-			tapLine(tap, HostToServer, line)
-			if run := conn.FromHost(ctx, trimEOL(line), nil); run != nil {
-				go run()
-			} else if werr := server.write(line); werr != nil {
-				return &WriteError{werr}
-			}
-		}
+	return relayLines(src, func(line []byte) error {
+		tapLine(tap, HostToServer, line)
+		run, done := conn.take(ctx, trimEOL(line), nil)
 		switch {
-		case err == nil:
-		case errors.Is(err, io.EOF):
-			return nil
+		case done:
+		case run != nil:
+			go run()
 		default:
-			return err
+			return server.write(line)
 		}
-	}
+		return nil
+	})
 }
 
 // relayServerGoverned is the server→host relay with governance on: the
@@ -106,12 +100,24 @@ func relayHostGoverned(ctx context.Context, conn *Conn, server *lineWriter, src 
 // writes and taps what the host gets; every other line is tapped and
 // relayed as it came.
 func relayServerGoverned(conn *Conn, host *lineWriter, src io.Reader, tap *Tap) error {
+	return relayLines(src, func(line []byte) error {
+		if conn.FromServer(trimEOL(line)) {
+			return nil
+		}
+		tapLine(tap, ServerToHost, line)
+		return host.write(line)
+	})
+}
+
+// relayLines passes each line of src, whole with its ending, to relay,
+// until src ends (which is no error) or fails; an error of relay, a
+// write's, ends it as a [*WriteError].
+func relayLines(src io.Reader, relay func(line []byte) error) error {
 	br := bufio.NewReaderSize(src, relayBuffer)
 	for {
 		line, err := readWhole(br)
-		if len(line) > 0 && !conn.FromServer(trimEOL(line)) {
-			tapLine(tap, ServerToHost, line)
-			if werr := host.write(line); werr != nil {
+		if len(line) > 0 {
+			if werr := relay(line); werr != nil {
 				return &WriteError{werr}
 			}
 		}

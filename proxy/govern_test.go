@@ -338,3 +338,62 @@ func TestGovernInitializeRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestGovernImmediate: on an inline Conn (the shim's) a call the policy
+// allows at once is forwarded before take returns, on the caller's
+// goroutine; one that may wait — for approval, a rate-limit slot — or is
+// refused, or comes before the policy is read, is left to a goroutine of
+// its own. A Conn that is not inline decides nothing on the caller's
+// goroutine.
+func TestGovernImmediate(t *testing.T) {
+	g, _ := governor(t, "echo: {sensitivity: low}\ndb: {requires_approval: true}\nlimited: {rate_limit: 5}\n", ToolFilter{Deny: []string{"hidden"}}, nil)
+	w := newWire()
+	c := g.Conn(w)
+	c.inline = true
+	ctx := context.Background()
+	call := func(id int, tool string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, id, tool)
+	}
+	answer := func(id int) {
+		t.Helper()
+		if !c.FromServer(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`, id)) {
+			t.Fatalf("the answer to %d was not the governor's", id)
+		}
+		if got := <-w.host; !strings.Contains(got, fmt.Sprintf(`"id":%d`, id)) {
+			t.Fatalf("the host got %s", got)
+		}
+	}
+	// The policy is read on the first call: that one may wait.
+	run, done := c.take(ctx, []byte(call(1, "echo")), nil)
+	if done || run == nil {
+		t.Fatalf("the first call: done %v, run %v; want it on a goroutine of its own", done, run != nil)
+	}
+	go run()
+	<-w.server
+	answer(1)
+
+	run, done = c.take(ctx, []byte(call(2, "echo")), nil)
+	if !done || run != nil {
+		t.Fatalf("an allowed call: done %v, run %v; want it forwarded at once", done, run != nil)
+	}
+	select {
+	case got := <-w.server:
+		if got != call(2, "echo") {
+			t.Fatalf("the server got %s", got)
+		}
+	default:
+		t.Fatal("take returned before forwarding the call")
+	}
+	answer(2)
+
+	for i, tool := range []string{"db", "limited", "hidden"} {
+		if run, done := c.take(ctx, []byte(call(10+i, tool)), nil); done || run == nil {
+			t.Errorf("%s: done %v, run %v; want it on a goroutine of its own", tool, done, run != nil)
+		}
+	}
+
+	other := g.Conn(newWire())
+	if run, done := other.take(ctx, []byte(call(3, "echo")), nil); done || run == nil {
+		t.Errorf("a Conn that is not inline: done %v, run %v", done, run != nil)
+	}
+}

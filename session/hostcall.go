@@ -61,5 +61,28 @@ func (p *Pipeline) Start(ctx context.Context, c *Call, send func(ctx context.Con
 	return func(s Sent, err error) error { return pd.finish(sent{raw: s.Result, tool: s.Tool}, err) }, nil
 }
 
+// Immediate reports whether [Pipeline.Start] would let c through at once:
+// its stages are ready, the audit trail is whole, and the policy stage
+// says (through [ImmediatePolicy]) that it allows c without waiting for
+// anything — a person, a rate-limit slot, a file. A caller may then run
+// Start on a goroutine that must not wait, such as a relay's. A policy
+// stage that cannot say is taken to wait.
+func (p *Pipeline) Immediate(c *Call) bool {
+	if p.p.st.Prepare != nil && !p.p.prepared.Load() {
+		return false
+	}
+	p.p.lostMu.Lock()
+	lost := p.p.lost
+	p.p.lostMu.Unlock()
+	if lost != nil {
+		return false
+	}
+	if p.p.st.Policy == nil {
+		return true
+	}
+	ip, ok := p.p.st.Policy.(ImmediatePolicy)
+	return ok && ip.Immediate(c)
+}
+
 // Stages returns the pipeline's stages.
 func (p *Pipeline) Stages() Stages { return p.p.st }

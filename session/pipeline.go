@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpctl/mcpctl/audit"
@@ -91,6 +92,15 @@ type Policy interface {
 	Decide(ctx context.Context, c *Call) (Decision, error)
 }
 
+// ImmediatePolicy is a policy stage that can tell, before deciding,
+// whether it would allow a call at once: true promises that Decide
+// allows c without waiting on anything (a person, a rate-limit slot, a
+// file); false promises nothing.
+type ImmediatePolicy interface {
+	Policy
+	Immediate(c *Call) bool
+}
+
 // Signer signs tools/call requests: it returns the signature of the call
 // to tool with arguments exactly as sent, and the nonce in it, which the
 // verifier expects the result to echo.
@@ -149,8 +159,9 @@ func (e *AuditError) Unwrap() error { return e.Err }
 type pipeline struct {
 	st Stages
 
-	once    sync.Once
-	prepErr error
+	once     sync.Once
+	prepErr  error
+	prepared atomic.Bool // Prepare has run and succeeded
 
 	// lost is the first record the audit stage could not write: later
 	// requests are refused unsent, since the trail can no longer show them.
@@ -162,7 +173,10 @@ func (p *pipeline) ready() error {
 	if p.st.Prepare == nil {
 		return nil
 	}
-	p.once.Do(func() { p.prepErr = p.st.Prepare() })
+	p.once.Do(func() {
+		p.prepErr = p.st.Prepare()
+		p.prepared.Store(p.prepErr == nil)
+	})
 	return p.prepErr
 }
 

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpctl/mcpctl/client"
@@ -50,9 +51,11 @@ type PolicyGate struct {
 	Notify func(msg string)
 
 	loadOnce    sync.Once
+	loaded      atomic.Bool // the policy was loaded without error
 	p           *policy.Policy
 	loadErr     error
 	scopesOnce  sync.Once
+	scopesRead  atomic.Bool // granted and the rest are set
 	granted     []string
 	grantedFrom string
 	grantedNote string
@@ -69,6 +72,7 @@ func (g *PolicyGate) Policy() (*policy.Policy, error) {
 		if g.Load != nil {
 			g.p, g.loadErr = g.Load()
 		}
+		g.loaded.Store(g.loadErr == nil)
 	})
 	return g.p, g.loadErr
 }
@@ -110,6 +114,7 @@ func (g *PolicyGate) Decide(ctx context.Context, c *Call) (Decision, error) {
 			}
 			g.granted, g.grantedFrom, g.grantedNote, g.scopesErr = g.Scopes()
 		})
+		g.scopesRead.Store(true)
 		granted, from, note, scopesErr := g.granted, g.grantedFrom, g.grantedNote, g.scopesErr
 		if id := c.Identity; id != nil {
 			granted, from, note, scopesErr = id.Scopes, id.From, id.Note, nil
@@ -213,6 +218,42 @@ func (g *PolicyGate) Decide(ctx context.Context, c *Call) (Decision, error) {
 		}
 	}
 	return d, nil
+}
+
+// Immediate implements [ImmediatePolicy]: once the policy is loaded, a
+// call is allowed at once when its rule asks for no approval a person must
+// give (none, or approved in advance), sets no rate limit (taking a slot
+// locks a file shared with other processes, and may wait) and requires
+// no scope the credential lacks.
+func (g *PolicyGate) Immediate(c *Call) bool {
+	if !g.loaded.Load() {
+		return false
+	}
+	p := g.p
+	if p == nil || c.Method != "tools/call" {
+		return true
+	}
+	var ann policy.Annotations
+	if c.Tool != nil && c.Tool.Annotations != nil {
+		ann = policy.Annotations{ReadOnly: c.Tool.Annotations.ReadOnlyHint, Destructive: c.Tool.Annotations.DestructiveHint}
+	}
+	rule, _ := p.Decide(c.Name, ann)
+	if rule.RateLimit > 0 || (rule.RequiresApproval && !Approved(g.Approve, c.Name)) {
+		return false
+	}
+	if len(rule.RequiredScopes) == 0 {
+		return true
+	}
+	var granted []string
+	switch {
+	case c.Identity != nil:
+		granted = c.Identity.Scopes
+	case !g.scopesRead.Load() || g.scopesErr != nil:
+		return false
+	default:
+		granted = g.granted
+	}
+	return len(policy.MissingScopes(rule.RequiredScopes, granted)) == 0
 }
 
 // rateKey is the rate limiter's key for tool at server: the tool's name

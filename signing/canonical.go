@@ -103,6 +103,9 @@ func jcsValue(p *pyParser, out *bytes.Buffer) error {
 
 // jcsString reads a string literal; lone surrogates are refused (I-JSON).
 func jcsString(p *pyParser) (string, error) {
+	if s, ok := p.plainString(); ok {
+		return s, nil
+	}
 	start := p.pos
 	runes, err := p.str()
 	if err != nil {
@@ -155,10 +158,36 @@ func jcsArray(p *pyParser, out *bytes.Buffer) error {
 
 // jcsMember is an object member, its value already in canonical form.
 type jcsMember struct {
-	name   string
-	utf16  []uint16 // the sort key
-	canon  []byte
-	offset int // where the name starts, for errors
+	name       string
+	utf16      []uint16 // the sort key, when a name is not ASCII
+	start, end int      // the canonical value's bytes in the object's buffer
+	offset     int      // where the name starts, for errors
+}
+
+// plainString reads the string literal at p.pos when it holds only
+// printable ASCII and no escape, the common case, whose value is its
+// bytes; ok is false, and p unmoved, for any other.
+func (p *pyParser) plainString() (s string, ok bool) {
+	for i := p.pos + 1; i < len(p.data); i++ {
+		switch c := p.data[i]; {
+		case c == '"':
+			s = string(p.data[p.pos+1 : i])
+			p.pos = i + 1
+			return s, true
+		case c < 0x20 || c == '\\' || c >= 0x80:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func jcsObject(p *pyParser, out *bytes.Buffer) error {
@@ -167,7 +196,11 @@ func jcsObject(p *pyParser, out *bytes.Buffer) error {
 	}
 	defer func() { p.depth-- }()
 	p.pos++ // '{'
-	var members []jcsMember
+	var (
+		members []jcsMember
+		values  bytes.Buffer // the members' canonical values, one after another
+		ascii   = true       // every name is ASCII: UTF-16 order is byte order
+	)
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -190,11 +223,12 @@ func jcsObject(p *pyParser, out *bytes.Buffer) error {
 		}
 		p.pos++
 		p.skipSpace()
-		var value bytes.Buffer
-		if err := jcsValue(p, &value); err != nil {
+		start := values.Len()
+		if err := jcsValue(p, &values); err != nil {
 			return err
 		}
-		members = append(members, jcsMember{name: name, utf16: utf16.Encode([]rune(name)), canon: value.Bytes(), offset: offset})
+		ascii = ascii && isASCII(name)
+		members = append(members, jcsMember{name: name, start: start, end: values.Len(), offset: offset})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return p.errorf("unexpected end of input in an object")
@@ -204,7 +238,15 @@ func jcsObject(p *pyParser, out *bytes.Buffer) error {
 			p.pos++
 		case '}':
 			p.pos++
-			slices.SortStableFunc(members, func(a, b jcsMember) int { return slices.Compare(a.utf16, b.utf16) })
+			if ascii {
+				slices.SortStableFunc(members, func(a, b jcsMember) int { return strings.Compare(a.name, b.name) })
+			} else {
+				for i := range members {
+					members[i].utf16 = utf16.Encode([]rune(members[i].name))
+				}
+				slices.SortStableFunc(members, func(a, b jcsMember) int { return slices.Compare(a.utf16, b.utf16) })
+			}
+			canon := values.Bytes()
 			out.WriteByte('{')
 			for i, m := range members {
 				if i > 0 {
@@ -216,7 +258,7 @@ func jcsObject(p *pyParser, out *bytes.Buffer) error {
 				}
 				writeJCSString(out, m.name)
 				out.WriteByte(':')
-				out.Write(m.canon)
+				out.Write(canon[m.start:m.end])
 			}
 			out.WriteByte('}')
 			return nil

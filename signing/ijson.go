@@ -51,6 +51,75 @@ func (e *IJSONError) Error() string {
 // The raw text is walked token by token: decoding into Go values would
 // already have dropped the duplicates.
 func CheckIJSON(data []byte, base string) error {
+	if json.Valid(data) && ijsonClean(data) {
+		return nil
+	}
+	return checkIJSON(data, base)
+}
+
+// ijsonClean reports, for a valid JSON text, that [checkIJSON] finds
+// nothing in it, scanning its bytes rather than decoding them. false
+// promises nothing: checkIJSON then looks, and says what it finds. An
+// object of many members is left to checkIJSON, which keeps their names
+// in a map.
+func ijsonClean(data []byte) bool {
+	const manyMembers = 32
+	var (
+		stack [][][]byte // the member names of each open object (nil for an array)
+		buf   [8][][]byte
+	)
+	stack = buf[:0]
+	for i := 0; i < len(data); {
+		switch c := data[i]; {
+		case c == '{' || c == '[':
+			stack = append(stack, nil)
+			i++
+		case c == '}' || c == ']':
+			stack = stack[:len(stack)-1]
+			i++
+		case c == '"':
+			end := skipString(data, i)
+			if j := skipSpace(data, end); j < len(data) && data[j] == ':' {
+				// A string before a colon is a member name.
+				name := data[i+1 : end-1]
+				if !plainASCII(data[i:end]) {
+					var s string
+					if json.Unmarshal(data[i:end], &s) != nil {
+						return false
+					}
+					name = []byte(s)
+				}
+				top := &stack[len(stack)-1]
+				if len(*top) >= manyMembers {
+					return false
+				}
+				for _, seen := range *top {
+					if bytes.Equal(seen, name) {
+						return false
+					}
+				}
+				*top = append(*top, name)
+			}
+			i = end
+		case c == '-' || isDigit(c):
+			end := i + 1
+			for end < len(data) && (isDigit(data[end]) || strings.IndexByte(".eE+-", data[end]) >= 0) {
+				end++
+			}
+			// Up to 15 characters, an integer is well within ±(2^53-1).
+			if end-i > 15 && !exactInteger(string(data[i:end])) {
+				return false
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return true
+}
+
+// checkIJSON is [CheckIJSON] by decoding, which names what it finds.
+func checkIJSON(data []byte, base string) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	type frame struct {

@@ -350,7 +350,9 @@ func StripSignature(obj json.RawMessage) (stripped json.RawMessage, sig *Signatu
 	}
 	if sigAt >= 0 {
 		sig = &Signature{}
-		if err := json.Unmarshal(metaMembers[sigAt].value, sig); err != nil {
+		// The value is valid JSON (objectMembers read it): it is read
+		// without validating it again.
+		if err := sig.UnmarshalJSON(metaMembers[sigAt].value); err != nil {
 			return nil, nil, fmt.Errorf("_meta.signature is not a signature object: %w", err)
 		}
 		metaMembers = append(metaMembers[:sigAt:sigAt], metaMembers[sigAt+1:]...)
@@ -412,8 +414,123 @@ type member struct {
 	value   json.RawMessage
 }
 
-// objectMembers splits a JSON object into its members, in order.
+// objectMembers splits a JSON object into its members, in order. The
+// members' bytes are obj's own, not copies: the callers build new objects
+// from them and change none. Valid JSON, as results and params are, is
+// split by [scanMembers] without decoding; anything else by
+// [decodeMembers], which says what is wrong with it.
 func objectMembers(obj json.RawMessage) ([]member, error) {
+	if json.Valid(obj) {
+		if members, ok := scanMembers(obj); ok {
+			return members, nil
+		}
+	}
+	return decodeMembers(obj)
+}
+
+// scanMembers is [decodeMembers] for a valid JSON text, found by byte
+// scanning: ok is false when obj is not an object. A name that holds an
+// escape or a byte beyond ASCII is decoded, as the decoder would read it.
+func scanMembers(obj []byte) (members []member, ok bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, false
+	}
+	i = skipSpace(obj, i+1)
+	if obj[i] == '}' {
+		return nil, true
+	}
+	for {
+		end := skipString(obj, i)
+		raw := obj[i:end:end]
+		name := string(raw[1 : len(raw)-1])
+		if !plainASCII(raw) {
+			if json.Unmarshal(raw, &name) != nil {
+				return nil, false
+			}
+		}
+		i = skipSpace(obj, end)
+		i = skipSpace(obj, i+1) // past the colon
+		end = skipValue(obj, i)
+		members = append(members, member{rawName: raw, name: name, value: obj[i:end:end]})
+		i = skipSpace(obj, end)
+		if obj[i] == '}' {
+			return members, true
+		}
+		i = skipSpace(obj, i+1) // past the comma
+	}
+}
+
+// plainASCII reports whether a string literal holds no escape and no byte
+// beyond ASCII: its bytes between the quotes are then its value.
+func plainASCII(lit []byte) bool {
+	for _, c := range lit {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset just past the string literal of valid
+// JSON that starts at i.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the offset just past the value of valid JSON that
+// starts at i.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// decodeMembers splits a JSON object into its members, in order, with the
+// decoder: it says what is wrong with a text that is not an object.
+func decodeMembers(obj json.RawMessage) ([]member, error) {
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, errors.New("not a JSON object")
