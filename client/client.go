@@ -165,13 +165,17 @@ type Client struct {
 	unsent           atomic.Int64 // answers to server requests dropped or abandoned, see reportUnsent
 	nextID           atomic.Int64
 
-	mu         sync.Mutex
-	pending    map[string]*pendingCall // by id key, see idKey
-	recent     recentIDs               // answered or abandoned ids, bounded
-	strays     strayLog                // responses that matched nothing
-	readErr    error                   // set before done is closed
-	deepWarned bool                    // a too-deep message was reported
-	busyWarned bool                    // a refused server request was reported
+	mu      sync.Mutex
+	pending map[string]*pendingCall // by id key, see idKey
+	recent  recentIDs               // answered or abandoned ids, bounded
+	strays  strayLog                // responses that matched nothing
+	// answering is the time spent answering the server's own requests
+	// (an elicitation a person fills in, a sampling answer), which no
+	// request's timeout counts (see roundTripAs).
+	answering  answerClock
+	readErr    error // set before done is closed
+	deepWarned bool  // a too-deep message was reported
+	busyWarned bool  // a refused server request was reported
 	init       InitializeResult
 	wire       string // modern era: the revision requests carry in _meta
 	eraMode    string // EraAuto, EraLegacy or EraModern, from Options
@@ -618,6 +622,8 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params wirePara
 	}
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
+	answeredAtStart := c.answering.read()
+wait:
 	select {
 	case r := <-p.ch:
 		return r.result, gen, r.err
@@ -630,6 +636,16 @@ func (c *Client) roundTripAs(ctx context.Context, method string, params wirePara
 		}
 		return nil, gen, c.connErr(method, c.readErr)
 	case <-timer.C:
+		// The time the client spent answering the server's requests
+		// meanwhile (a person filling in an elicitation) is the client's,
+		// not the server's: the deadline moves by it. The caller's own
+		// deadline (ctx) does not.
+		if spent := c.answering.read() - answeredAtStart; spent > 0 {
+			if until := time.Until(deadline.Add(spent)); until > 0 {
+				timer.Reset(until)
+				goto wait
+			}
+		}
 		return nil, gen, timedOut()
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {

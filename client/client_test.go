@@ -1204,3 +1204,51 @@ func TestCallToolStdio(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 }
+
+// TestTimeoutLeavesOutAnsweringTime: while the client answers the server's
+// own request (a person filling in an elicitation form), the timeout of
+// the request that caused it does not run, so a slow answer does not make
+// the call fail; the server's own time still counts.
+func TestTimeoutLeavesOutAnsweringTime(t *testing.T) {
+	const timeout = 2 * time.Second
+	calls := make(chan message, 1)
+	s, conn := startFake(t, map[string]handler{
+		"tools/call": func(s *fakeServer, m message) {
+			calls <- m
+			s.write(`{"jsonrpc":"2.0","id":900,"method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{}}}}`)
+		},
+	})
+	handlers := map[string]RequestHandler{
+		"elicitation/create": func(context.Context, json.RawMessage) (any, error) {
+			// Longer than the whole timeout: the person takes their time.
+			<-time.After(timeout + timeout/2)
+			return map[string]any{"action": "accept", "content": map[string]any{}}, nil
+		},
+	}
+	c := newClient(t, conn, Options{Timeout: timeout, Handlers: handlers})
+	type outcome struct {
+		res *CallToolResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := c.CallTool(t.Context(), "ask", nil, CallOptions{})
+		done <- outcome{res, err}
+	}()
+	call := <-calls
+	s.waitFor(t, "the elicitation's answer", isResponseTo("900"))
+	s.reply(call, `{"content":[{"type":"text","text":"thanks"}]}`)
+	got := <-done
+	if got.err != nil {
+		t.Fatalf("CallTool = %v, want the result: the time spent answering the elicitation is not the server's", got.err)
+	}
+	if len(got.res.Content) != 1 {
+		t.Errorf("CallTool result = %+v, want its one content block", got.res)
+	}
+
+	// The server's own silence still times out.
+	var te *TimeoutError
+	if err := c.Ping(t.Context()); !errors.As(err, &te) {
+		t.Errorf("a ping the server does not answer = %v, want a *TimeoutError", err)
+	}
+}

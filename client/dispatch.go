@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpctl/mcpctl/transport"
@@ -348,7 +349,9 @@ func (c *Client) handleRequest(env envelope) {
 	if env.Method == "ping" {
 		result = struct{}{}
 	} else if h, ok := c.opts.Handlers[env.Method]; ok {
+		c.answering.begin()
 		result, err = h(c.bgCtx, env.Params)
+		c.answering.end()
 	} else {
 		err = &RPCError{Code: CodeMethodNotFound, Message: "mcpctl does not handle " + env.Method}
 	}
@@ -457,4 +460,42 @@ func (l *strayLog) since(from uint64) string {
 		out += fmt.Sprintf(" (and %d more like it)", more)
 	}
 	return out
+}
+
+// answerClock adds up the time during which at least one server request
+// was being answered, counting overlapping answers once.
+type answerClock struct {
+	mu     sync.Mutex
+	total  time.Duration
+	active int
+	since  time.Time
+}
+
+func (a *answerClock) begin() {
+	a.mu.Lock()
+	if a.active == 0 {
+		a.since = time.Now()
+	}
+	a.active++
+	a.mu.Unlock()
+}
+
+func (a *answerClock) end() {
+	a.mu.Lock()
+	a.active--
+	if a.active == 0 {
+		a.total += time.Since(a.since)
+	}
+	a.mu.Unlock()
+}
+
+// read is the time spent answering so far, an answer in progress included.
+func (a *answerClock) read() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t := a.total
+	if a.active > 0 {
+		t += time.Since(a.since)
+	}
+	return t
 }

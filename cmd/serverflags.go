@@ -235,7 +235,7 @@ func registerServerFlagSet(cmd *cobra.Command, o *ServerOptions, use serverFlagU
 	fs.StringVar(&o.Era, "era", eraDefault, eraHelp)
 	_ = cmd.RegisterFlagCompletionFunc("era", cobra.FixedCompletions([]cobra.Completion{"auto", "legacy", "modern"}, cobra.ShellCompDirectiveNoFileComp))
 	if connect {
-		durationVar(fs, &o.Timeout, "timeout", client.DefaultTimeout, "Timeout for each request to the server: a `duration` such as 30s or 2m, or a number of seconds")
+		durationVar(fs, &o.Timeout, "timeout", client.DefaultTimeout, "Timeout for each request to the server, not counting time spent answering its elicitation or sampling requests: a `duration` such as 30s or 2m, or a number of seconds")
 		fs.StringVar(&o.ProtocolVersion, "protocol-version", "", "MCP protocol `version` to speak, which pins its era: a legacy one ("+client.LatestProtocolVersion+" and older) is offered in initialize, "+client.ModernProtocolVersion+" is sent with every request (default: the newest of the era detected)")
 		markSetting(cmd, "timeout")
 		markSetting(cmd, "protocol-version")
