@@ -57,7 +57,7 @@ Exit 0 when everything holds, 5 when something does not; -o json prints
 the verdicts and the session's calls, --junit FILE writes JUnit XML.`,
 		Example: `  mcpctl call echo message=hi -- mcpctl proxy -- npx -y @modelcontextprotocol/server-everything
   mcpctl check
-  mcpctl check latest --expect-tool echo --forbid-tool delete_file --max-duration 5s
+  mcpctl check latest --expect-tool echo --forbid-tool delete_file --max-duration 30s
   mcpctl check latest --baseline tools.json --update-baseline
   mcpctl check latest --baseline tools.json --junit check.xml`,
 		Args: cobra.MaximumNArgs(1),
