@@ -38,15 +38,7 @@ const agreeHTTPCalls = 100
 func TestBenchAgreesOverHTTP(t *testing.T) {
 	// A measurement, run with the end-to-end tier beside
 	// TestBenchAgreesWithC, and for the same reasons.
-	if raceEnabled {
-		t.Skip("the race detector slows mcpctl's side only: run without -race")
-	}
-	if e2e, err := e2eTier(); err != nil {
-		t.Fatal(err)
-	} else if !e2e {
-		t.Skipf("the end-to-end tier: set %s=1 (scripts/test.sh does)", e2eEnv)
-	}
-	t.Parallel()
+	measurementTier(t)
 	mcpctl, err := exec.LookPath("mcpctl") // put on PATH by testscript.Main
 	if err != nil {
 		t.Fatal(err)

@@ -33,15 +33,7 @@ func TestBenchAgreesWithC(t *testing.T) {
 	// A measurement, run with the end-to-end tier (scripts/test.sh runs it
 	// beside the memory tests): it runs servers for several seconds, and
 	// the race detector would slow mcpctl's side alone.
-	if raceEnabled {
-		t.Skip("the race detector slows mcpctl's side only: run without -race")
-	}
-	if e2e, err := e2eTier(); err != nil {
-		t.Fatal(err)
-	} else if !e2e {
-		t.Skipf("the end-to-end tier: set %s=1 (scripts/test.sh does)", e2eEnv)
-	}
-	t.Parallel()
+	measurementTier(t)
 	cc, err := exec.LookPath("cc")
 	if err != nil {
 		if interopRequired() {
@@ -131,4 +123,20 @@ func agreePaired(t *testing.T, benchName, ownName string, bench, own func() floa
 	if median < 0.9 || median > 1.1 {
 		t.Errorf("%s is %.3f times %s (median of %d rounds), want within 10%%:%s", benchName, median, ownName, agreeRounds, detail)
 	}
+}
+
+// measurementTier skips a measurement of mcpctl against an independent
+// client outside the end-to-end tier and under the race detector, which
+// would slow mcpctl's side alone; it runs beside the other measurements.
+func measurementTier(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("the race detector slows mcpctl's side only: run without -race")
+	}
+	if e2e, err := e2eTier(); err != nil {
+		t.Fatal(err)
+	} else if !e2e {
+		t.Skipf("the end-to-end tier: set %s=1 (scripts/test.sh does)", e2eEnv)
+	}
+	t.Parallel()
 }
