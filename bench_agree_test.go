@@ -7,9 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // agreeCalls and agreeDelay shape the comparison of TestBenchAgreesWithC:
@@ -23,9 +25,10 @@ const (
 
 // TestBenchAgreesWithC checks the latency `mcpctl bench` reports against
 // an independent measurement: the C client of the batch benchmark
-// (bench/echoclient.c) making the same sequential echo calls to the same
-// server (testserver load-fuzz with -delay), timing its calls itself
-// (ECHOCLIENT_TIME). Each round runs the two in turn, the order rotating;
+// (bench/echoclient.c) making the same sequential calls to the same stdio
+// server, timing its calls itself (ECHOCLIENT_TIME). Two servers: the Go
+// SDK's (testserver load-fuzz's echo with -delay) and server-everything
+// (its long-running operation in one step of the same length). Each round runs the two in turn, the order rotating;
 // the median over rounds of the ratio of mcpctl's mean latency to the C
 // client's must be within 10%, which a loaded machine shifts for both
 // alike. Needs cc (skipped without one).
@@ -54,10 +57,40 @@ func TestBenchAgreesWithC(t *testing.T) {
 		t.Fatalf("cc bench/echoclient.c: %v\n%s", err, out)
 	}
 	env := ownHome(t)
-	serverArgs := []string{server, "-delay", agreeDelay, "load-fuzz"}
+	delay, err := time.ParseDuration(agreeDelay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The subtests run one after the other: side by side they would load
+	// each other's measurement.
+	t.Run("go-sdk", func(t *testing.T) {
+		compareBenchC(t, client, mcpctl, env, []string{server, "-delay", agreeDelay, "load-fuzz"}, "echo", []string{"message=hello"}, nil)
+	})
+	t.Run("everything", func(t *testing.T) {
+		path := everythingPath(t)
+		if path == "" {
+			if interopRequired() {
+				t.Fatal("server-everything is not installed: run bash scripts/install-tools.sh (CI requires the interop tests)")
+			}
+			t.Skip("server-everything is not installed (bash scripts/install-tools.sh)")
+		}
+		// Its echo answers too fast for either client's own cost to be a
+		// small share; its long-running operation in one step waits as
+		// long as the Go SDK server's echo.
+		secs := strconv.FormatFloat(delay.Seconds(), 'f', -1, 64)
+		compareBenchC(t, client, mcpctl, env, []string{path, "stdio"}, "trigger-long-running-operation",
+			[]string{"duration=" + secs, "steps=1"},
+			[]string{"ECHOCLIENT_TOOL=trigger-long-running-operation", `ECHOCLIENT_ARGS={"duration":` + secs + `,"steps":1}`})
+	})
+}
+
+// compareBenchC runs the rounds of TestBenchAgreesWithC against the stdio
+// server serverArgs: mcpctl bench calling tool with words, the C client
+// (built at client) calling it as clientEnv says (echo by default).
+func compareBenchC(t *testing.T, client, mcpctl string, env, serverArgs []string, tool string, words, clientEnv []string) {
 	timeC := func() float64 {
 		c := exec.Command(client, append([]string{strconv.Itoa(agreeCalls)}, serverArgs...)...)
-		c.Env = append(env, "ECHOCLIENT_TIME=1")
+		c.Env = append(append(slices.Clone(env), clientEnv...), "ECHOCLIENT_TIME=1")
 		var stderr bytes.Buffer
 		c.Stderr = &stderr
 		if out, err := c.Output(); err != nil {
@@ -71,9 +104,9 @@ func TestBenchAgreesWithC(t *testing.T) {
 		return ns / 1e6 / agreeCalls
 	}
 	benchMean := func() float64 {
-		args := append([]string{"bench", "echo", "message=hello", "-n", strconv.Itoa(agreeCalls), "-c", "1",
-			"-o", "json", "--server-stderr", "quiet", "--"}, serverArgs...)
-		c := exec.Command(mcpctl, args...)
+		args := append(append([]string{"bench", tool}, words...), "-n", strconv.Itoa(agreeCalls), "-c", "1",
+			"-o", "json", "--server-stderr", "quiet", "--")
+		c := exec.Command(mcpctl, append(args, serverArgs...)...)
 		c.Env = env
 		out, err := c.Output()
 		if err != nil {

@@ -7,7 +7,8 @@
  * wait for it to exit. It checks only that each answer carries its id.
  * With ECHOCLIENT_TIME set it also prints the time the calls took, in
  * nanoseconds, to stderr (TestBenchAgreesWithC compares mcpctl bench's
- * latency with it).
+ * latency with it). ECHOCLIENT_TOOL and ECHOCLIENT_ARGS (a JSON object)
+ * call another tool with fixed arguments instead.
  *
  *   cc -O2 -o echoclient bench/echoclient.c
  *   ./echoclient N SERVER [ARGS...]
@@ -79,13 +80,25 @@ int main(int argc, char **argv) {
 		0, &line, &cap);
 	if (fputs("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n", to) == EOF)
 		die("writing to the server");
-	char req[256];
+	const char *tool = getenv("ECHOCLIENT_TOOL");
+	const char *args = getenv("ECHOCLIENT_ARGS");
+	char req[4096];
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long id = 1; id <= n; id++) {
-		snprintf(req, sizeof req,
-			"{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
-			"\"arguments\":{\"message\":\"hello %ld\"}}}\n", id, id);
+		int len;
+		if (tool != NULL && args != NULL)
+			len = snprintf(req, sizeof req,
+				"{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\","
+				"\"arguments\":%s}}\n", id, tool, args);
+		else
+			len = snprintf(req, sizeof req,
+				"{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+				"\"arguments\":{\"message\":\"hello %ld\"}}}\n", id, id);
+		if (len < 0 || (size_t)len >= sizeof req) {
+			fprintf(stderr, "echoclient: the request does not fit in %zu bytes\n", sizeof req);
+			return 2;
+		}
 		roundtrip(to, from, req, id, &line, &cap);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
