@@ -150,8 +150,10 @@ func runProxy(f *Factory, opts *ProxyOptions) error {
 		Tap: tap, Signals: sigs, Govern: gov,
 	}
 	code, err := shim.Run()
-	checks.End(time.Now())
+	// The tap delivers its last frames to the checks before they flag
+	// what is still pending: End reads what Frame writes.
 	tap.Close()
+	checks.End(time.Now())
 	if err != nil {
 		return err
 	}

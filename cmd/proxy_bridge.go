@@ -174,8 +174,8 @@ func runProxyToHTTP(ctx context.Context, f *Factory, opts *ProxyOptions) error {
 		In: ios.In, Out: ios.Out, Tap: tap, Redact: red.String, Timeout: opts.Timeout,
 	}
 	err = bridge.Run(ctx)
+	tap.Close() // its last frames reach the checks first
 	checks.End(time.Now())
-	tap.Close()
 	end()
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		// Stopped by a signal, as a server is: no error line.

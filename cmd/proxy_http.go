@@ -123,8 +123,8 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 	h := &proxy.HTTP{Upstream: upstream, Tap: tap, Timeout: opts.Timeout, Transport: upstreamRT, Redactor: red, OwnCredentials: opts.Auth == "mcpctl", Govern: gov, JWTKey: jwtKey}
 	err = h.Serve(ctx, ln, 2*time.Second)
 	tap.Note("stop", nil)
+	tap.Close() // its last frames reach the checks first
 	checks.End(time.Now())
-	tap.Close()
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		return fmt.Errorf("serving on %s: %w", addr, err)
 	}
