@@ -122,6 +122,11 @@ func interopRequired() bool {
 // on rebuilds nothing, and CI can tell a missing switch from an off one.
 const e2eEnv = "MCPCTL_E2E"
 
+// testServersEnv names a directory holding internal/testservers built as
+// testserver, faultserver, authserver and oauthfollow, which the scripts
+// then run instead of the test binary's own servers.
+const testServersEnv = "MCPCTL_TEST_SERVERS"
+
 // e2eTier reports whether the end-to-end tier runs (MCPCTL_E2E=1). Where
 // the interop tests are required (see interopRequired) a missing switch is
 // an error, so that CI never passes by skipping the slow tests; only an
@@ -198,6 +203,12 @@ func TestScript(t *testing.T) {
 			env.Setenv("ARTIFACTS", artifactsDir(repo))
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("COLUMNS", "100")
+			// The in-repo servers built on their own, without the race
+			// detector (scripts/test.sh; internal/testservers says why),
+			// are found before the test binary's own.
+			if dir := os.Getenv(testServersEnv); dir != "" {
+				env.Setenv("PATH", dir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
 			for k, v := range toolchain {
 				env.Setenv(k, v)
 			}

@@ -71,6 +71,18 @@ trap 'kill "$conformance_pid" 2>/dev/null || true; rm -f "$conformance_log"' EXI
 # may report a race; the scripts start the race-built mcpctl and its test
 # servers over a thousand times, and those seconds were most of the tier's
 # wall time. A tenth of a second leaves that grace without the idle wait.
+# The in-repo test servers, built once without the race detector, run in
+# both tiers instead of the test binary's own (main_test.go,
+# MCPCTL_TEST_SERVERS): under -race only mcpctl carries the detector
+# (internal/testservers says why).
+servers_dir=$(mktemp -d)
+trap 'kill "$conformance_pid" 2>/dev/null || true; rm -rf "$conformance_log" "$servers_dir"' EXIT
+go build -o "$servers_dir/testserver" ./internal/testservers
+for name in faultserver authserver oauthfollow; do
+  ln "$servers_dir/testserver" "$servers_dir/$name"
+done
+export MCPCTL_TEST_SERVERS=$servers_dir
+
 t=$(date +%s)
 race_status=0
 GORACE=${GORACE:-atexit_sleep_ms=100} MCPCTL_E2E=0 go test -race -count=1 -timeout 30m -p 4 ./... "$@" || race_status=$?
@@ -87,7 +99,7 @@ phase "go test -race ./... (quick tier)" "$t"
 release_log=$(mktemp)
 RELEASE_BUILDER=${RELEASE_BUILDER:-go} bash scripts/release-check.sh >"$release_log" 2>&1 &
 release_pid=$!
-trap 'kill "$conformance_pid" "$release_pid" 2>/dev/null || true; rm -f "$conformance_log" "$release_log"' EXIT
+trap 'kill "$conformance_pid" "$release_pid" 2>/dev/null || true; rm -rf "$conformance_log" "$release_log" "$servers_dir"' EXIT
 
 # Every fuzz target for a few seconds (the parsers of untrusted input),
 # beside the end-to-end tier: each target runs for a fixed time whatever
@@ -97,7 +109,7 @@ fuzz_log=$(mktemp)
 FUZZTIME=${FUZZTIME:-5s} FUZZ_PARALLEL=${FUZZ_PARALLEL:-1} bash scripts/fuzz.sh >"$fuzz_log" 2>&1 &
 fuzz_pid=$!
 fuzz_start=$(date +%s)
-trap 'kill "$conformance_pid" "$release_pid" "$fuzz_pid" 2>/dev/null || true; rm -f "$conformance_log" "$release_log" "$fuzz_log"' EXIT
+trap 'kill "$conformance_pid" "$release_pid" "$fuzz_pid" 2>/dev/null || true; rm -rf "$conformance_log" "$release_log" "$fuzz_log" "$servers_dir"' EXIT
 
 # The end-to-end tier: the scripts that have end-to-end parts (interop
 # with the npm reference server, scaffold toolchains, the documentation's
@@ -111,7 +123,7 @@ e2e_scripts=$(grep -l -E '\[!?(e2e|everything|tsmodules)\]' testdata/script/*.tx
 # of their time is spent waiting on the servers' answers.
 # One test binary, built once, runs both.
 e2e_dir=$(mktemp -d)
-trap 'kill "$conformance_pid" "$release_pid" "$fuzz_pid" 2>/dev/null || true; rm -rf "$conformance_log" "$release_log" "$fuzz_log" "$e2e_dir"' EXIT
+trap 'kill "$conformance_pid" "$release_pid" "$fuzz_pid" 2>/dev/null || true; rm -rf "$conformance_log" "$release_log" "$fuzz_log" "$e2e_dir" "$servers_dir"' EXIT
 e2e_status=0
 measure_status=0
 go test -c -o "$e2e_dir/mcpctl.test" . || e2e_status=$?
