@@ -2,6 +2,9 @@ package ui
 
 import (
 	"strings"
+
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // entry is one row of a list: what is shown, and what the filter matches.
@@ -98,4 +101,48 @@ func (l *list) view(st *styles, width, height int) []string {
 		rows = append(rows, line)
 	}
 	return rows
+}
+
+// filterKey applies a key typed while the filter input has the focus, the
+// same in both views: enter and the arrows keep the filter, esc clears it;
+// any other key edits it and the list follows. done reports that the
+// input gave up the focus.
+func (l *list) filterKey(in *textinput.Model, k tea.KeyMsg) (done bool, cmd tea.Cmd) {
+	switch k.String() {
+	case "enter", "down", "up":
+		in.Blur()
+		return true, nil
+	case "esc":
+		in.Blur()
+		l.setFilter("")
+		return true, nil
+	}
+	*in, cmd = in.Update(k)
+	if v := in.Value(); v != l.filter {
+		l.setFilter(v)
+	}
+	return false, cmd
+}
+
+// scrollKey moves a text of height h rows by one of the scrolling keys
+// both views share, and reports whether key was one of them.
+func (t *textView) scrollKey(key string, h int) bool {
+	last := max(0, len(t.lines)-h)
+	switch key {
+	case "down", "j":
+		t.scroll = min(last, t.scroll+1)
+	case "up", "k":
+		t.scroll = max(0, t.scroll-1)
+	case "pgdown", " ", "ctrl+f":
+		t.scroll = min(last, t.scroll+h)
+	case "pgup", "ctrl+b":
+		t.scroll = max(0, t.scroll-h)
+	case "home", "g":
+		t.scroll = 0
+	case "end", "G":
+		t.scroll = last
+	default:
+		return false
+	}
+	return true
 }

@@ -747,22 +747,9 @@ func (m *Model) open() tea.Cmd {
 }
 
 func (m *Model) filterKey(k tea.KeyMsg) tea.Cmd {
-	l := &m.lists[m.pane]
-	switch k.String() {
-	case "enter", "down", "up":
+	done, cmd := m.lists[m.pane].filterKey(&m.filter, k)
+	if done {
 		m.mode = modeBrowse
-		m.filter.Blur()
-		return nil
-	case "esc":
-		m.mode = modeBrowse
-		m.filter.Blur()
-		l.setFilter("")
-		return nil
-	}
-	var cmd tea.Cmd
-	m.filter, cmd = m.filter.Update(k)
-	if v := m.filter.Value(); v != l.filter {
-		l.setFilter(v)
 	}
 	return cmd
 }
@@ -796,9 +783,10 @@ func (m *Model) send(f *form) tea.Cmd {
 }
 
 func (m *Model) textKey(k tea.KeyMsg) tea.Cmd {
-	h := m.bodyHeight()
 	t := &m.text
-	last := max(0, len(t.lines)-h)
+	if t.scrollKey(k.String(), m.bodyHeight()) {
+		return nil
+	}
 	switch k.String() {
 	case "q":
 		if m.mode == modeHelp {
@@ -811,18 +799,6 @@ func (m *Model) textKey(k tea.KeyMsg) tea.Cmd {
 		if m.mode == modeText || (m.mode == modeForm && m.form == nil) || (m.mode == modeArgForm && m.argForm == nil) {
 			m.mode = modeBrowse
 		}
-	case "down", "j":
-		t.scroll = min(last, t.scroll+1)
-	case "up", "k":
-		t.scroll = max(0, t.scroll-1)
-	case "pgdown", " ", "ctrl+f":
-		t.scroll = min(last, t.scroll+h)
-	case "pgup", "ctrl+b":
-		t.scroll = max(0, t.scroll-h)
-	case "home", "g":
-		t.scroll = 0
-	case "end", "G":
-		t.scroll = last
 	case "s":
 		m.saveBlocks()
 	case "r":

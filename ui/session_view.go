@@ -397,22 +397,9 @@ func (m *SessionModel) open() {
 }
 
 func (m *SessionModel) filterKey(k tea.KeyMsg) tea.Cmd {
-	l := &m.lists[m.pane]
-	switch k.String() {
-	case "enter", "down", "up":
+	done, cmd := m.lists[m.pane].filterKey(&m.filter, k)
+	if done {
 		m.mode = modeBrowse
-		m.filter.Blur()
-		return nil
-	case "esc":
-		m.mode = modeBrowse
-		m.filter.Blur()
-		l.setFilter("")
-		return nil
-	}
-	var cmd tea.Cmd
-	m.filter, cmd = m.filter.Update(k)
-	if v := m.filter.Value(); v != l.filter {
-		l.setFilter(v)
 	}
 	return cmd
 }
@@ -437,9 +424,10 @@ func (m *SessionModel) reasonKey(k tea.KeyMsg) tea.Cmd {
 }
 
 func (m *SessionModel) textKey(k tea.KeyMsg) tea.Cmd {
-	h := m.bodyHeight()
 	t := &m.text
-	last := max(0, len(t.lines)-h)
+	if t.scrollKey(k.String(), m.bodyHeight()) {
+		return nil
+	}
 	switch k.String() {
 	case "q":
 		if m.mode == modeHelp {
@@ -449,18 +437,6 @@ func (m *SessionModel) textKey(k tea.KeyMsg) tea.Cmd {
 		return tea.Quit
 	case "esc", "?", "backspace", "enter":
 		m.mode = modeBrowse
-	case "down", "j":
-		t.scroll = min(last, t.scroll+1)
-	case "up", "k":
-		t.scroll = max(0, t.scroll-1)
-	case "pgdown", " ", "ctrl+f":
-		t.scroll = min(last, t.scroll+h)
-	case "pgup", "ctrl+b":
-		t.scroll = max(0, t.scroll-h)
-	case "home", "g":
-		t.scroll = 0
-	case "end", "G":
-		t.scroll = last
 	}
 	return nil
 }
