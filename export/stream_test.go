@@ -29,6 +29,14 @@ type testCollector struct {
 	received chan received
 	status   int
 	hold     chan struct{}
+	once     sync.Once
+}
+
+// release lets the held requests be answered.
+func (c *testCollector) release() {
+	if c.hold != nil {
+		c.once.Do(func() { close(c.hold) })
+	}
 }
 
 type received struct {
@@ -58,9 +66,7 @@ func newTestCollector(t *testing.T, status int, hold bool) *testCollector {
 		w.WriteHeader(c.status)
 	}))
 	t.Cleanup(func() {
-		if c.hold != nil {
-			close(c.hold)
-		}
+		c.release()
 		c.srv.Close()
 	})
 	return c
@@ -241,8 +247,7 @@ func TestSenderQueueFull(t *testing.T) {
 	if _, dropped := s.Counts(); dropped != 3 {
 		t.Errorf("%d spans dropped, want 3", dropped)
 	}
-	close(col.hold)
-	col.hold = nil
+	col.release()
 	s.Close(context.Background())
 	if warn.String() != "otlp: 3 spans sent, 3 dropped\n" {
 		t.Errorf("stderr: %q", warn.String())
