@@ -44,17 +44,18 @@ func TestMain(m *testing.M) {
 		}
 	}
 	testscript.Main(m, map[string]func(){
-		"mcpctl":      func() { os.Exit(cmd.Main()) },
-		"testserver":  func() { os.Exit(testserver.Main()) },
-		"faultserver": func() { os.Exit(faultserver.Main()) },
-		"authserver":  func() { os.Exit(authserver.Main()) },
-		"oauthfollow": func() { os.Exit(authserver.FollowMain()) },
-		"rsslaunch":   func() { os.Exit(rssLaunch(os.Args[1:])) },
-		"ttyrun":      func() { os.Exit(ttyRun(os.Args[1:])) },
-		"ttykeys":     func() { os.Exit(ttyKeys(os.Args[1:])) },
-		"pinobserve":  func() { os.Exit(pinObserve(os.Args[1:])) },
-		"holdcall":    func() { os.Exit(holdCall(os.Args[1:])) },
-		"httphost":    func() { os.Exit(httpHost(os.Args[1:])) },
+		"mcpctl":        func() { os.Exit(cmd.Main()) },
+		"testserver":    func() { os.Exit(testserver.Main()) },
+		"faultserver":   func() { os.Exit(faultserver.Main()) },
+		"authserver":    func() { os.Exit(authserver.Main()) },
+		"oauthfollow":   func() { os.Exit(authserver.FollowMain()) },
+		"rsslaunch":     func() { os.Exit(rssLaunch(os.Args[1:])) },
+		"ttyrun":        func() { os.Exit(ttyRun(os.Args[1:])) },
+		"ttykeys":       func() { os.Exit(ttyKeys(os.Args[1:])) },
+		"pinobserve":    func() { os.Exit(pinObserve(os.Args[1:])) },
+		"holdcall":      func() { os.Exit(holdCall(os.Args[1:])) },
+		"httphost":      func() { os.Exit(httpHost(os.Args[1:])) },
+		"otlpcollector": func() { os.Exit(otlpCollector(os.Args[1:])) },
 	})
 }
 

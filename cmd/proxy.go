@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpctl/mcpctl/export"
 	"github.com/mcpctl/mcpctl/proxy"
 )
 
@@ -44,6 +45,12 @@ type ProxyOptions struct {
 	// Govern are the governance options of the stdio shim
 	// (proxy_govern.go).
 	Govern ProxyGovernOptions
+	// OTLPEndpoint is the collector spans are streamed to; OTLPHeaders
+	// are sent with them (proxy_otlp.go).
+	OTLPEndpoint string
+	OTLPHeaders  []string
+
+	otlp *export.Sender // started by startOTLP
 }
 
 // NewCmdProxy builds `mcpctl proxy -- SERVER [ARGS...]` and its
@@ -72,6 +79,11 @@ Logs: mcpctl proxy ls, watch --session, check, export, mock; docs/proxy.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Server = args
 			opts.Govern.Given = opts.Govern.given(cmd)
+			stopOTLP, err := opts.startOTLP(f)
+			if err != nil {
+				return err
+			}
+			defer stopOTLP()
 			if opts.Govern.Given && (opts.URL != "" || opts.Listen != "") && (opts.URL == "" || opts.Listen == "") {
 				return flagErrorf("the governance flags (mcpctl help governance) apply to the stdio shim (-- SERVER) and the HTTP reverse proxy (--listen --url), not to the bridges")
 			}
@@ -96,8 +108,9 @@ Logs: mcpctl proxy ls, watch --session, check, export, mock; docs/proxy.md.`,
 		cmd.Flags().StringVar(&opts.Log, "log", "", "Write the session log to `FILE`, not the state dir")
 		cmd.Flags().BoolVar(&opts.NoLog, "no-log", false, "Keep no session log")
 		cmd.Flags().StringArrayVar(&opts.RedactPaths, "redact-path", nil, "Hide the value at JSON `PATH` in the log (repeatable)")
-		cmd.Flags().IntVar(&opts.Keep, "keep", 100, "Keep the newest `N` ended sessions in the state dir")
+		cmd.Flags().IntVar(&opts.Keep, "keep", 100, "Keep the newest `N` ended sessions")
 		cmd.Flags().BoolVar(&opts.ShowFlags, "show-flags", false, "Print the checks' findings on stderr as they come")
+		addProxyOTLPFlags(cmd, opts)
 	})
 	addProxyBridgeFlags(cmd, opts)
 	addProxyHTTPFlags(cmd, opts)

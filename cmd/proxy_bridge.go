@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -112,7 +113,8 @@ func upstreamFlagsGiven(u *ServerOptions) bool {
 
 // proxyTap opens one session's observers, as the stdio shim does: the
 // session log (--log FILE, or a new session in the state dir) and the
-// checks. end closes the log once the tap is closed.
+// checks (with the --otlp-endpoint stream). end, called after the checks'
+// End once the tap is closed, ends the stream and closes the log.
 func proxyTap(f *Factory, opts *ProxyOptions) (tap *proxy.Tap, checks *proxy.Checks, end func(), err error) {
 	paths, err := opts.logPaths()
 	if err != nil {
@@ -120,9 +122,9 @@ func proxyTap(f *Factory, opts *ProxyOptions) (tap *proxy.Tap, checks *proxy.Che
 	}
 	var observers proxy.Observers
 	end = func() {}
+	var log io.WriteCloser
 	if !opts.NoLog {
-		log, err := openProxyLog(f, opts)
-		if err != nil {
+		if log, err = openProxyLog(f, opts); err != nil {
 			return nil, nil, nil, err
 		}
 		end = func() { log.Close() }
@@ -135,7 +137,11 @@ func proxyTap(f *Factory, opts *ProxyOptions) (tap *proxy.Tap, checks *proxy.Che
 			fmt.Fprintf(ios.ErrOut, "mcpctl proxy: %s: %s\n", fl.Kind, f.Redactor().String(fl.Msg))
 		}
 	}
-	observers = append(observers, checks)
+	// The spans' stream, when there is one, drives the checks.
+	obs, endStream := opts.otlpObserver(f, checks, log, paths)
+	closeLog := end
+	end = func() { endStream(); closeLog() }
+	observers = append(observers, obs)
 	return proxy.NewTap(observers, 0, 0), checks, end, nil
 }
 

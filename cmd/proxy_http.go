@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -28,7 +29,7 @@ func addProxyHTTPFlags(cmd *cobra.Command, opts *ProxyOptions) {
 func addProxyListenFlags(cmd *cobra.Command, opts *ProxyOptions) {
 	fs := cmd.Flags()
 	fs.StringVar(&opts.URL, "url", "", "Forward to the HTTP server at `URL`")
-	fs.StringVar(&opts.Listen, "listen", "", "Serve HTTP on `ADDR` (HOST:PORT; loopback unless --listen-any)")
+	fs.StringVar(&opts.Listen, "listen", "", "Serve HTTP on `ADDR` (HOST:PORT, loopback)")
 	fs.BoolVar(&opts.ListenAny, "listen-any", false, "Allow a --listen address that is not loopback")
 	fs.StringVar(&opts.Auth, "auth", "transparent", "Who signs in to the --url server: `transparent` (the host) or mcpctl (its token store; the host's token is dropped)")
 	durationVar(fs, &opts.Timeout, "timeout", client.DefaultTimeout, "Answer 504 when the server is silent this `duration` (0: no bound)")
@@ -82,9 +83,9 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 	defer ln.Close()
 
 	var observers proxy.Observers
+	var log io.WriteCloser
 	if !opts.NoLog {
-		log, err := openProxyLog(f, opts)
-		if err != nil {
+		if log, err = openProxyLog(f, opts); err != nil {
 			return err
 		}
 		defer log.Close()
@@ -96,7 +97,8 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 			fmt.Fprintf(ios.ErrOut, "mcpctl proxy: %s: %s\n", fl.Kind, red.String(fl.Msg))
 		}
 	}
-	observers = append(observers, checks)
+	obs, endStream := opts.otlpObserver(f, checks, log, paths)
+	observers = append(observers, obs)
 	tap = proxy.NewTap(observers, 0, 0)
 	opts.Govern.URL = opts.URL
 	gov, err := f.proxyGovernor(&opts.Govern, nil, tap)
@@ -125,6 +127,7 @@ func runProxyHTTP(f *Factory, opts *ProxyOptions) error {
 	tap.Note("stop", nil)
 	tap.Close() // its last frames reach the checks first
 	checks.End(time.Now())
+	endStream()
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		return fmt.Errorf("serving on %s: %w", addr, err)
 	}

@@ -51,9 +51,12 @@ type Call struct {
 // collector is the observer that reads a log: the checks, and the
 // messages of requests and responses kept by direction, HTTP session and
 // id so that each call can be given its own (hosts sharing a proxy reuse
-// each other's ids, each in its own session).
+// each other's ids, each in its own session). The live stream ([Stream])
+// uses it too, with live set: then it keeps only the requests still
+// unanswered, which the stream takes as their answers pass.
 type collector struct {
-	checks    proxy.Checks
+	checks    *proxy.Checks
+	live      bool
 	requests  map[string][]json.RawMessage // request direction + session + id → requests, in order
 	responses map[string][]json.RawMessage // request direction + session + id → answers, in order
 	open      map[string]int               // request direction + session + id → requests not yet answered
@@ -84,11 +87,16 @@ func (c *collector) message(dir proxy.Direction, session string, data json.RawMe
 		return
 	}
 	id := string(canonical(m.ID))
+	if c.live && m.Method == "" {
+		return
+	}
 	msg := json.RawMessage(bytes.Clone(data))
 	if m.Method != "" {
 		key := callKey(dir.String(), session, id)
 		c.requests[key] = append(c.requests[key], msg)
-		c.open[key]++
+		if !c.live {
+			c.open[key]++
+		}
 		return
 	}
 	// An answer goes the other way from its request.
@@ -116,12 +124,28 @@ func callKey(dir, session, id string) string {
 	return dir + " " + strconv.Quote(session) + " " + id
 }
 
+// take removes and returns the request of call pc, nil when it was not
+// kept.
+func (c *collector) take(pc proxy.Call) json.RawMessage {
+	key := callKey(pc.Dir, pc.Session, pc.ID)
+	q := c.requests[key]
+	if len(q) == 0 {
+		return nil
+	}
+	if len(q) == 1 {
+		delete(c.requests, key)
+		return q[0]
+	}
+	c.requests[key] = q[1:]
+	return q[0]
+}
+
 // Read reads a session log from r (name names it in errors and exports)
 // through the proxy's checks and returns the session with every call's
 // messages. Calls still unanswered at the end of the log are flagged
 // pending unless running says the session goes on.
 func Read(r io.Reader, name string, running bool) (*Session, error) {
-	c := &collector{checks: proxy.Checks{KeepCalls: true}, requests: map[string][]json.RawMessage{}, responses: map[string][]json.RawMessage{}, open: map[string]int{}}
+	c := &collector{checks: &proxy.Checks{KeepCalls: true}, requests: map[string][]json.RawMessage{}, responses: map[string][]json.RawMessage{}, open: map[string]int{}}
 	last, err := proxy.ReadLog(r, name, c)
 	if err != nil {
 		return nil, err

@@ -94,66 +94,78 @@ const otlpStatusError = 2
 // the session's name. Span ids are derived from the session and the call,
 // so exporting a session twice gives the same ids.
 func OTLP(s *Session, info Info) OTLPTraces {
-	sessionTrace := hashHex(16, "trace", s.Name)
 	spans := make([]OTLPSpan, 0, len(s.Calls))
 	for i, c := range s.Calls {
-		sp := OTLPSpan{
-			TraceID: sessionTrace,
-			SpanID:  hashHex(8, "span", s.Name, strconv.Itoa(i), c.Dir, c.ID),
-			Name:    c.Method,
-			Kind:    otlpKindClient,
-		}
-		if trace, parent, ok := traceparent(c.Request); ok {
-			sp.TraceID, sp.ParentSpanID = trace, parent
-		}
-		if c.Tool != "" {
-			sp.Name += " " + c.Tool
-		}
-		start := c.Start.UnixNano()
-		end := start
-		if !c.Pending {
-			end = c.End.UnixNano()
-		}
-		sp.StartTimeUnixNano, sp.EndTimeUnixNano = strconv.FormatInt(start, 10), strconv.FormatInt(end, 10)
-		sp.Attributes = []OTLPAttribute{
-			strAttr("mcp.method.name", c.Method),
-			strAttr("rpc.system", "jsonrpc"),
-			strAttr("rpc.jsonrpc.version", "2.0"),
-			strAttr("rpc.jsonrpc.request_id", strings.Trim(c.ID, `"`)),
-			strAttr("mcpctl.direction", c.Dir),
-		}
-		if s.Version != "" {
-			sp.Attributes = append(sp.Attributes, strAttr("mcp.protocol.version", s.Version))
-		}
-		if c.Tool != "" {
-			sp.Attributes = append(sp.Attributes, strAttr("gen_ai.tool.name", c.Tool), strAttr("gen_ai.operation.name", "execute_tool"))
-		}
-		switch {
-		case c.Pending:
-			sp.Status = OTLPStatus{Code: otlpStatusError, Message: "never answered"}
-			sp.Attributes = append(sp.Attributes, strAttr("error.type", "pending"))
-		case c.Error != "":
-			sp.Status = OTLPStatus{Code: otlpStatusError, Message: c.Error}
-			sp.Attributes = append(sp.Attributes, intAttr("rpc.jsonrpc.error_code", int64(c.ErrorCode)),
-				strAttr("rpc.jsonrpc.error_message", c.Error), strAttr("error.type", strconv.Itoa(c.ErrorCode)))
-		case c.IsError:
-			sp.Status = OTLPStatus{Code: otlpStatusError, Message: "the tool returned isError: true"}
-			sp.Attributes = append(sp.Attributes, strAttr("error.type", "tool_error"))
-		}
-		if len(c.Flags) > 0 {
-			sp.Attributes = append(sp.Attributes, intAttr("mcpctl.flags", int64(len(c.Flags))))
-		}
-		spans = append(spans, sp)
+		spans = append(spans, span(s.Name, s.Version, i, c))
 	}
-	res := []OTLPAttribute{strAttr("service.name", info.Name), strAttr("mcpctl.session", s.Name)}
-	if name := serverName(s.ServerInfo); name != "" {
-		res = append(res, strAttr("mcp.server.name", name))
+	return OTLPTraces{ResourceSpans: []OTLPResourceSpans{resourceSpans(info, s.Name, serverName(s.ServerInfo), spans)}}
+}
+
+// span is call c of session name, the seq-th request of the session,
+// negotiated revision version: the one span both the export and the live
+// stream ([Stream]) make of a call.
+func span(name, version string, seq int, c Call) OTLPSpan {
+	sp := OTLPSpan{
+		TraceID: hashHex(16, "trace", name),
+		SpanID:  hashHex(8, "span", name, strconv.Itoa(seq), c.Dir, c.ID),
+		Name:    c.Method,
+		Kind:    otlpKindClient,
+	}
+	if trace, parent, ok := traceparent(c.Request); ok {
+		sp.TraceID, sp.ParentSpanID = trace, parent
+	}
+	if c.Tool != "" {
+		sp.Name += " " + c.Tool
+	}
+	start := c.Start.UnixNano()
+	end := start
+	if !c.Pending {
+		end = c.End.UnixNano()
+	}
+	sp.StartTimeUnixNano, sp.EndTimeUnixNano = strconv.FormatInt(start, 10), strconv.FormatInt(end, 10)
+	sp.Attributes = []OTLPAttribute{
+		strAttr("mcp.method.name", c.Method),
+		strAttr("rpc.system", "jsonrpc"),
+		strAttr("rpc.jsonrpc.version", "2.0"),
+		strAttr("rpc.jsonrpc.request_id", strings.Trim(c.ID, `"`)),
+		strAttr("mcpctl.direction", c.Dir),
+	}
+	if version != "" {
+		sp.Attributes = append(sp.Attributes, strAttr("mcp.protocol.version", version))
+	}
+	if c.Tool != "" {
+		sp.Attributes = append(sp.Attributes, strAttr("gen_ai.tool.name", c.Tool), strAttr("gen_ai.operation.name", "execute_tool"))
+	}
+	switch {
+	case c.Pending:
+		sp.Status = OTLPStatus{Code: otlpStatusError, Message: "never answered"}
+		sp.Attributes = append(sp.Attributes, strAttr("error.type", "pending"))
+	case c.Error != "":
+		sp.Status = OTLPStatus{Code: otlpStatusError, Message: c.Error}
+		sp.Attributes = append(sp.Attributes, intAttr("rpc.jsonrpc.error_code", int64(c.ErrorCode)),
+			strAttr("rpc.jsonrpc.error_message", c.Error), strAttr("error.type", strconv.Itoa(c.ErrorCode)))
+	case c.IsError:
+		sp.Status = OTLPStatus{Code: otlpStatusError, Message: "the tool returned isError: true"}
+		sp.Attributes = append(sp.Attributes, strAttr("error.type", "tool_error"))
+	}
+	if len(c.Flags) > 0 {
+		sp.Attributes = append(sp.Attributes, intAttr("mcpctl.flags", int64(len(c.Flags))))
+	}
+	return sp
+}
+
+// resourceSpans are the spans of session name, whose server is server
+// ("" when unknown), as made by the program info names.
+func resourceSpans(info Info, name, server string, spans []OTLPSpan) OTLPResourceSpans {
+	res := []OTLPAttribute{strAttr("service.name", info.Name), strAttr("mcpctl.session", name)}
+	if server != "" {
+		res = append(res, strAttr("mcp.server.name", server))
 	}
 	res = append(res, boolAttr("mcpctl.proxy", true))
-	return OTLPTraces{ResourceSpans: []OTLPResourceSpans{{
+	return OTLPResourceSpans{
 		Resource:   OTLPResource{Attributes: res},
 		ScopeSpans: []OTLPScopeSpans{{Scope: OTLPScope{Name: info.Name, Version: info.Version}, Spans: spans}},
-	}}}
+	}
 }
 
 // traceparent reads params._meta.traceparent of a request: the W3C trace

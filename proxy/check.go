@@ -64,7 +64,14 @@ type Call struct {
 	Pending bool `json:"pending,omitempty"`
 
 	cursor bool // a tools/list asking for a page after the first
+	seq    int  // the call's place among the session's requests, from 0
 }
+
+// Seq is the call's place among the requests of its session, from 0: with
+// [Checks].KeepCalls, its index in [Summary].Calls. Exports derive span
+// ids from it, so a call streamed while the session runs and the same call
+// exported later get the same ids.
+func (c Call) Seq() int { return c.seq }
 
 // Checks is the [Observer] that checks a session as its frames pass (and
 // `mcpctl check` replays a session log through the same code): it
@@ -166,7 +173,7 @@ func (c *Checks) request(f Frame, id string, m envelope) {
 	if prev := c.pending[key]; prev != nil {
 		c.flag(f, FlagDuplicate, id, m.Method, fmt.Sprintf("request id %s is already in use by a pending %s", id, prev.Method))
 	}
-	call := &Call{ID: id, Method: m.Method, Session: f.Session, Dir: f.Dir.String(), Start: f.Time, Pending: true}
+	call := &Call{ID: id, Method: m.Method, Session: f.Session, Dir: f.Dir.String(), Start: f.Time, Pending: true, seq: c.callCount}
 	var p struct {
 		Name            string          `json:"name"`
 		Cursor          *string         `json:"cursor"`
@@ -391,6 +398,12 @@ func (c *Checks) End(at time.Time) {
 		c.flag(Frame{Time: at, Session: call.Session}, FlagPending, call.ID, call.Method, fmt.Sprintf("%s (id %s) was never answered", call.Method, call.ID))
 	}
 }
+
+// Version is the negotiated protocol revision, "" before it is known.
+func (c *Checks) Version() string { return c.version }
+
+// ServerInfo is the server's serverInfo, nil before it is known.
+func (c *Checks) ServerInfo() json.RawMessage { return c.serverInfo }
 
 // Summary returns what the checks found so far.
 func (c *Checks) Summary() Summary {

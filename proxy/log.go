@@ -26,6 +26,11 @@ type Log struct {
 	red   *transport.Redactor
 	paths []RedactPath
 	now   func() time.Time // time.Now; tests set it
+	// at is the time of the frame or event being written: an entry says
+	// when its frame crossed the proxy, not when the log got to it, so
+	// that whatever else saw the frame (a live OTLP stream) agrees with
+	// the log on its time.
+	at time.Time
 }
 
 // NewLog returns a Log writing to w through a buffer that the [Tap]
@@ -35,8 +40,16 @@ type Log struct {
 func NewLog(w io.Writer, r *transport.Redactor, paths []RedactPath) *Log {
 	buf := bufio.NewWriterSize(w, 64<<10)
 	l := &Log{buf: buf, red: r, paths: paths, now: time.Now}
-	l.trace = &transport.Trace{W: buf, Redactor: r, Now: func() time.Time { return l.now() }}
+	l.trace = &transport.Trace{W: buf, Redactor: r, Now: l.stamp}
 	return l
+}
+
+// stamp is the time of the entry being written.
+func (l *Log) stamp() time.Time {
+	if !l.at.IsZero() {
+		return l.at
+	}
+	return l.now()
 }
 
 // Flush writes what is buffered.
@@ -45,6 +58,8 @@ func (l *Log) Flush() { l.buf.Flush() }
 // Frame records f. A frame larger than the tap keeps is recorded as an
 // event giving its size.
 func (l *Log) Frame(f Frame) {
+	l.at = f.Time
+	defer func() { l.at = time.Time{} }()
 	if f.Truncated() {
 		l.trace.Note("frame-too-large", map[string]any{"direction": f.Dir.String(), "size": f.Size})
 		return
@@ -73,7 +88,7 @@ func (l *Log) entry(dir, session string, msg []byte) bool {
 	}
 	b := l.buf.AvailableBuffer()
 	b = append(b, `{"time":"`...)
-	b = l.now().UTC().AppendFormat(b, time.RFC3339Nano)
+	b = l.stamp().UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","direction":"`...)
 	b = append(b, dir...)
 	b = append(b, '"')
@@ -101,7 +116,18 @@ func plainString(s string) bool {
 }
 
 // Event records e.
-func (l *Log) Event(e Event) { l.trace.Note(e.Name, e.Detail) }
+func (l *Log) Event(e Event) {
+	l.at = e.Time
+	l.trace.Note(e.Name, e.Detail)
+	l.at = time.Time{}
+}
+
+// Redact returns msg as a session log records it: the values at paths
+// hidden, then the secrets r knows. It returns msg itself when there is
+// nothing to hide; it never modifies msg.
+func Redact(msg []byte, r *transport.Redactor, paths []RedactPath) []byte {
+	return r.Bytes(redactPaths(msg, paths))
+}
 
 // RedactPath is a path into a JSON-RPC message whose value a session log
 // hides, written as `--redact-path` takes it: `$.params.arguments.password`,
