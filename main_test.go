@@ -160,6 +160,33 @@ func python3Available() (bool, error) {
 	return true, nil
 }
 
+// python3Dir returns a directory holding only a link named python3 to the
+// interpreter itself, when the python3 on PATH is a wrapper that finds it
+// anew each time (a version manager's shim), else "". The scripts start
+// python3 dozens of times, and a shim costs several times the
+// interpreter's own start.
+func python3Dir(t *testing.T) string {
+	onPath, err := exec.LookPath("python3")
+	if err != nil {
+		return ""
+	}
+	out, err := exec.Command(onPath, "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return ""
+	}
+	real := strings.TrimSpace(string(out))
+	resolvedPath, err1 := filepath.EvalSymlinks(onPath)
+	resolvedReal, err2 := filepath.EvalSymlinks(real)
+	if real == "" || err1 != nil || err2 != nil || resolvedPath == resolvedReal {
+		return ""
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(real, filepath.Join(dir, "python3")); err != nil {
+		return ""
+	}
+	return dir
+}
+
 func TestScript(t *testing.T) {
 	// Parallel, so that the package's other parallel tests (TestPeakRSS)
 	// run beside the scripts instead of after the last of them: a
@@ -185,6 +212,7 @@ func TestScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	toolchain := toolchainEnv(t)
+	python := python3Dir(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -209,6 +237,9 @@ func TestScript(t *testing.T) {
 			// are found before the test binary's own.
 			if dir := os.Getenv(testServersEnv); dir != "" {
 				env.Setenv("PATH", dir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
+			if python != "" {
+				env.Setenv("PATH", python+string(os.PathListSeparator)+env.Getenv("PATH"))
 			}
 			for k, v := range toolchain {
 				env.Setenv(k, v)
