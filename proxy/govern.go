@@ -678,7 +678,7 @@ func (c *Conn) govern(parent context.Context, line []byte, r *request, who *sess
 			c.answer(parent, m, name, held, legacy, true, nil, finish(session.Sent{}, ctx.Err()))
 			return
 		}
-		s, err := decodeAnswer(m.Method, a)
+		s, err := decodeAnswer(m.Method, a, c.g.Pipeline.ReadsResult(call))
 		c.answer(parent, m, name, held, legacy, true, a.line, finish(s, err))
 	})
 }
@@ -776,8 +776,12 @@ func toolError(id json.RawMessage, msg string, legacy bool) []byte {
 }
 
 // decodeAnswer reads the server's answer for the pipeline, from the
-// message FromServer decoded.
-func decodeAnswer(method string, ans *reply) (session.Sent, error) {
+// message FromServer decoded. A tools/call result is decoded again, as a
+// CallToolResult, only when a stage reads it (readsResult, see
+// [session.Pipeline.ReadsResult]): an allowed call that nothing checks
+// after the send costs the answer's path one decoding, not two (the
+// result's shape is still checked, by [Checks] on the tap's goroutine).
+func decodeAnswer(method string, ans *reply, readsResult bool) (session.Sent, error) {
 	if ans.err != nil {
 		return session.Sent{}, fmt.Errorf("the server's answer is not JSON: %w", ans.err)
 	}
@@ -786,7 +790,7 @@ func decodeAnswer(method string, ans *reply) (session.Sent, error) {
 		return session.Sent{}, a.Error
 	}
 	s := session.Sent{Result: a.Result}
-	if method == "tools/call" {
+	if method == "tools/call" && readsResult {
 		var r client.CallToolResult
 		if err := json.Unmarshal(a.Result, &r); err != nil {
 			return s, fmt.Errorf("the server's tools/call result cannot be read: %w", err)

@@ -84,5 +84,16 @@ func (p *Pipeline) Immediate(c *Call) bool {
 	return ok && ip.Immediate(c)
 }
 
+// ReadsResult reports whether the stages after the send read c's
+// tools/call result decoded ([Sent.Tool]): the signature verification,
+// the audit record (which notes isError), or the outputSchema check of a
+// tool that declares one. When none does, a caller may leave Sent.Tool nil
+// and spare decoding the result on the answer's path.
+func (p *Pipeline) ReadsResult(c *Call) bool {
+	st := &p.p.st
+	return st.Verifier != nil || st.Recorder != nil ||
+		(st.Outputs != nil && c.Tool != nil && len(c.Tool.OutputSchema) > 0)
+}
+
 // Stages returns the pipeline's stages.
 func (p *Pipeline) Stages() Stages { return p.p.st }
