@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/policy"
@@ -308,7 +309,7 @@ func (c *Conn) take(ctx context.Context, line []byte, who *session.Identity) (ru
 		r.pErr = json.Unmarshal(r.Params, &r.p)
 	}
 	if c.inline && c.immediate(r, who) {
-		c.govern(ctx, line, r, who)
+		c.governNow(ctx, line, r, who)
 		return nil, true
 	}
 	return func() { c.govern(ctx, line, r, who) }, false
@@ -585,15 +586,53 @@ func (w *waiter) arm(rest func(*reply)) {
 // comes, on the goroutine that brings it when the Conn is inline, or on
 // one of its own.
 func (c *Conn) govern(parent context.Context, line []byte, r *request, who *session.Identity) {
+	c.governWith(parent, line, r, who, false)
+}
+
+// governNow is [Conn.govern] for a call the pipeline lets through at once
+// ([Conn.immediate]) on the relay's goroutine: nothing before the send
+// waits on a context, so the call gets none of its own; the host's
+// cancellation stops its wait for the answer directly, and the session's
+// end leaves it unanswered (the host is gone).
+func (c *Conn) governNow(parent context.Context, line []byte, r *request, who *session.Identity) {
+	c.governWith(parent, line, r, who, true)
+}
+
+func (c *Conn) governWith(parent context.Context, line []byte, r *request, who *session.Identity, now bool) {
 	m, p := &r.message, &r.p
 	name := p.Name
 	if m.Method == "resources/read" {
 		name = p.URI
 	}
 	key := idKey(m.ID)
-	ctx, cancel := context.WithCancel(parent)
-	mine := &heldCancel{cancel: cancel}
 	var answerTo *waiter // what this call waits on, once sent
+	// stopWaiting ends the call's wait for its answer: the answer, should
+	// it come, is relayed as it came, as any answer the governor does not
+	// wait for.
+	stopWaiting := func() {
+		c.mu.Lock()
+		w := answerTo
+		mineStill := w != nil && c.waiting[key] == w
+		if mineStill {
+			delete(c.waiting, key)
+		}
+		c.mu.Unlock()
+		if mineStill {
+			w.deliver(nil)
+		}
+	}
+	ctx, cancel := parent, context.CancelFunc(nil)
+	var ended atomic.Bool // a call governed now was cancelled or is done
+	if now {
+		cancel = func() {
+			if !ended.Swap(true) {
+				stopWaiting()
+			}
+		}
+	} else {
+		ctx, cancel = context.WithCancel(parent)
+	}
+	mine := &heldCancel{cancel: cancel}
 	c.mu.Lock()
 	c.hold[key] = mine
 	host, legacy, tool := c.host, c.legacy, c.tools[name]
@@ -602,7 +641,11 @@ func (c *Conn) govern(parent context.Context, line []byte, r *request, who *sess
 	stopWatch := func() bool { return true }
 	cleanup := func() {
 		stopWatch()
-		cancel()
+		if now {
+			ended.Store(true)
+		} else {
+			cancel()
+		}
 		c.g.held.Delete(call)
 		// A host may reuse the id for its next call as soon as it has this
 		// call's answer: only this call's own entries are removed.
@@ -658,27 +701,21 @@ func (c *Conn) govern(parent context.Context, line []byte, r *request, who *sess
 		c.answer(parent, m, name, held, legacy, sentLine, nil, err)
 		return
 	}
-	// A cancelled call stops waiting: its answer, should it come, is
-	// relayed as it came, as any answer the governor does not wait for.
-	w := answerTo
-	stopWatch = context.AfterFunc(ctx, func() {
-		c.mu.Lock()
-		mineStill := c.waiting[key] == w
-		if mineStill {
-			delete(c.waiting, key)
-		}
-		c.mu.Unlock()
-		if mineStill {
-			w.deliver(nil)
-		}
-	})
-	w.arm(func(a *reply) {
+	// A cancelled call stops waiting.
+	if !now {
+		stopWatch = context.AfterFunc(ctx, stopWaiting)
+	}
+	answerTo.arm(func(a *reply) {
 		defer cleanup()
 		if a == nil {
-			c.answer(parent, m, name, held, legacy, true, nil, finish(session.Sent{}, ctx.Err()))
+			err := ctx.Err()
+			if now {
+				err = context.Canceled
+			}
+			c.answer(parent, m, name, held, legacy, true, nil, finish(session.Sent{}, err))
 			return
 		}
-		s, err := decodeAnswer(m.Method, a)
+		s, err := decodeAnswer(m.Method, a, c.g.Pipeline.ReadsResult(call))
 		c.answer(parent, m, name, held, legacy, true, a.line, finish(s, err))
 	})
 }
@@ -776,8 +813,12 @@ func toolError(id json.RawMessage, msg string, legacy bool) []byte {
 }
 
 // decodeAnswer reads the server's answer for the pipeline, from the
-// message FromServer decoded.
-func decodeAnswer(method string, ans *reply) (session.Sent, error) {
+// message FromServer decoded. A tools/call result is decoded again, as a
+// CallToolResult, only when a stage reads it (readsResult, see
+// [session.Pipeline.ReadsResult]): an allowed call that nothing checks
+// after the send costs the answer's path one decoding, not two (the
+// result's shape is still checked, by [Checks] on the tap's goroutine).
+func decodeAnswer(method string, ans *reply, readsResult bool) (session.Sent, error) {
 	if ans.err != nil {
 		return session.Sent{}, fmt.Errorf("the server's answer is not JSON: %w", ans.err)
 	}
@@ -786,7 +827,7 @@ func decodeAnswer(method string, ans *reply) (session.Sent, error) {
 		return session.Sent{}, a.Error
 	}
 	s := session.Sent{Result: a.Result}
-	if method == "tools/call" {
+	if method == "tools/call" && readsResult {
 		var r client.CallToolResult
 		if err := json.Unmarshal(a.Result, &r); err != nil {
 			return s, fmt.Errorf("the server's tools/call result cannot be read: %w", err)

@@ -397,3 +397,64 @@ func TestGovernImmediate(t *testing.T) {
 		t.Errorf("a Conn that is not inline: done %v, run %v", done, run != nil)
 	}
 }
+
+// TestGovernImmediateCancelled: a call forwarded at once on an inline
+// Conn stops being waited for when the host cancels it: its answer is
+// then relayed as it came, the audit records it as sent and unanswered,
+// and the next call with the same id is governed as any other.
+func TestGovernImmediateCancelled(t *testing.T) {
+	g, trail := governor(t, "echo: {sensitivity: low}\n", ToolFilter{}, nil)
+	w := newWire()
+	c := g.Conn(w)
+	c.inline = true
+	ctx := context.Background()
+	const echo = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`
+	const answer = `{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`
+	// The first call reads the policy, on a goroutine of its own.
+	if !start(ctx, c, strings.Replace(echo, `"id":7`, `"id":1`, 1)) {
+		t.Fatal("the first call was not governed")
+	}
+	<-w.server
+	if !c.FromServer([]byte(strings.Replace(answer, `"id":7`, `"id":1`, 1))) {
+		t.Fatal("the first answer was not the governor's")
+	}
+	<-w.host
+
+	if run, done := c.take(ctx, []byte(echo), nil); !done || run != nil {
+		t.Fatalf("done %v, run %v; want the call forwarded at once", done, run != nil)
+	}
+	<-w.server
+	if run, done := c.take(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`), nil); done || run != nil {
+		t.Fatalf("the cancellation: done %v, run %v; want it relayed", done, run != nil)
+	}
+	if c.FromServer([]byte(answer)) {
+		t.Fatal("the answer to a cancelled call was taken; want it relayed as it came")
+	}
+	select {
+	case got := <-w.host:
+		t.Fatalf("the host got %s from the governor for a cancelled call", got)
+	default:
+	}
+	c.mu.Lock()
+	left := len(c.waiting) + len(c.hold)
+	c.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d entries left for the cancelled call", left)
+	}
+
+	if run, done := c.take(ctx, []byte(echo), nil); !done || run != nil {
+		t.Fatalf("the id reused: done %v, run %v; want the call forwarded at once", done, run != nil)
+	}
+	<-w.server
+	if !c.FromServer([]byte(answer)) {
+		t.Fatal("the answer to the id reused was not the governor's")
+	}
+	if got := <-w.host; got != answer {
+		t.Errorf("the host got %s, want %s", got, answer)
+	}
+	trail.mu.Lock()
+	defer trail.mu.Unlock()
+	if len(trail.recs) != 3 {
+		t.Errorf("audit records %q, want 3", trail.recs)
+	}
+}

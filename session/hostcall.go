@@ -84,5 +84,26 @@ func (p *Pipeline) Immediate(c *Call) bool {
 	return ok && ip.Immediate(c)
 }
 
+// ReadsResult reports whether the stages after the send read c's
+// tools/call result decoded ([Sent.Tool]): the signature verification,
+// the audit record (which notes isError), or the outputSchema check of a
+// tool that declares one. When none does, a caller may leave Sent.Tool nil
+// and spare decoding the result on the answer's path. A [Trail] counts
+// once its Prepare has run: before, it may still open its file.
+func (p *Pipeline) ReadsResult(c *Call) bool {
+	st := &p.p.st
+	return st.Verifier != nil || records(st.Recorder, st.Prepare != nil && !p.p.prepared.Load()) ||
+		(st.Outputs != nil && c.Tool != nil && len(c.Tool.OutputSchema) > 0)
+}
+
+// records reports whether r writes anything: a [Trail] whose setting
+// named no file records nothing, unless it is yet to be prepared.
+func records(r Recorder, unprepared bool) bool {
+	if t, ok := r.(*Trail); ok && !unprepared {
+		return t != nil && t.W != nil
+	}
+	return r != nil
+}
+
 // Stages returns the pipeline's stages.
 func (p *Pipeline) Stages() Stages { return p.p.st }
