@@ -1,52 +1,56 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// agreeCalls and agreeDelay shape the comparison of TestBenchAgreesWithC:
-// echo calls that each wait agreeDelay in the server, so the figure is the
-// server's and both clients' own costs are a small share of it.
+// agreeCalls and agreeDelay shape the comparison of
+// TestBenchAgreesOverStdio: echo calls that each wait agreeDelay in the
+// server, so the figure is the server's and both clients' own costs are a
+// small share of it.
 const (
 	agreeCalls  = 50
 	agreeDelay  = "20ms"
-	agreeRounds = 5
+	agreeRounds = 7
 )
 
-// TestBenchAgreesWithC checks the latency `mcpctl bench` reports against
-// an independent measurement: the C client of the batch benchmark
-// (bench/echoclient.c) making the same sequential calls to the same stdio
-// server, timing each call itself (ECHOCLIENT_TIME). Two servers: the Go
-// SDK's (testserver load-fuzz's echo with -delay) and server-everything
-// (its long-running operation in one step of the same length). Each round
-// runs the two in turn, the order rotating; the median over rounds of the
-// ratio of mcpctl's median latency (p50) to the C client's median round
-// trip must be within 10%, which a loaded machine shifts for both alike.
-// Medians, not means: the scripts running beside this test can stall a
-// few calls of one run, which moves its mean and not its median. Needs cc
-// (skipped without one).
-func TestBenchAgreesWithC(t *testing.T) {
+// TestBenchAgreesOverStdio checks the latency `mcpctl bench` reports
+// against an independent measurement: the official Go SDK's client making
+// the same sequential calls to the same kind of stdio server, each timed
+// by the test. Two servers: the Go SDK's (testserver load-fuzz's echo with
+// -delay) and server-everything (its long-running operation in one step
+// of the same length). Each round runs the two at once, each client with a
+// server of its own, so that the machine's load in those seconds is the
+// same for both; the median over rounds of the ratio of mcpctl's median
+// latency (p50) to the SDK client's must be within 10%.
+//
+// The reference is a Go client, as TestBenchAgreesOverHTTP's is, because
+// the measurement runs beside the end-to-end scripts, on a machine whose
+// cores are taken: a client's answer then waits for a core each time one
+// of its threads is woken, and a Go client, whose answer passes from the
+// runtime's poller to the goroutine waiting for it, is woken more often
+// than a one-thread C client. The C client of the batch benchmark
+// (bench/echoclient.c), the reference before, measured server-everything's
+// calls 4 ms (15%) faster than mcpctl in every round of a CI run with two
+// CPU-bound loops beside it, and agreed with it on a quiet machine: that
+// difference is the runtimes', not bench's measurement.
+func TestBenchAgreesOverStdio(t *testing.T) {
 	// A measurement, run with the end-to-end tier (scripts/test.sh runs it
 	// beside the memory tests): it runs servers for several seconds, and
 	// the race detector would slow mcpctl's side alone.
 	measurementTier(t)
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		if interopRequired() {
-			t.Fatal("no C compiler (cc) on PATH to build bench/echoclient.c, which CI requires (gcc is on every CI machine)")
-		}
-		t.Skip("no C compiler (cc) on PATH to build bench/echoclient.c")
-	}
 	server, err := exec.LookPath("testserver") // put on PATH by testscript.Main
 	if err != nil {
 		t.Fatal(err)
@@ -54,10 +58,6 @@ func TestBenchAgreesWithC(t *testing.T) {
 	mcpctl, err := exec.LookPath("mcpctl")
 	if err != nil {
 		t.Fatal(err)
-	}
-	client := filepath.Join(t.TempDir(), "echoclient")
-	if out, err := exec.Command(cc, "-O2", "-o", client, "bench/echoclient.c").CombinedOutput(); err != nil {
-		t.Fatalf("cc bench/echoclient.c: %v\n%s", err, out)
 	}
 	env := ownHome(t)
 	delay, err := time.ParseDuration(agreeDelay)
@@ -67,7 +67,8 @@ func TestBenchAgreesWithC(t *testing.T) {
 	// The subtests run one after the other: side by side they would load
 	// each other's measurement.
 	t.Run("go-sdk", func(t *testing.T) {
-		compareBenchC(t, client, mcpctl, env, []string{server, "-delay", agreeDelay, "load-fuzz"}, "echo", []string{"message=hello"}, nil)
+		compareBenchStdio(t, mcpctl, env, []string{server, "-delay", agreeDelay, "load-fuzz"},
+			"echo", []string{"message=hello"}, map[string]any{"message": "hello"})
 	})
 	t.Run("everything", func(t *testing.T) {
 		path := everythingPath(t)
@@ -81,39 +82,49 @@ func TestBenchAgreesWithC(t *testing.T) {
 		// small share; its long-running operation in one step waits as
 		// long as the Go SDK server's echo.
 		secs := strconv.FormatFloat(delay.Seconds(), 'f', -1, 64)
-		compareBenchC(t, client, mcpctl, env, []string{path, "stdio"}, "trigger-long-running-operation",
-			[]string{"duration=" + secs, "steps=1"},
-			[]string{"ECHOCLIENT_TOOL=trigger-long-running-operation", `ECHOCLIENT_ARGS={"duration":` + secs + `,"steps":1}`})
+		compareBenchStdio(t, mcpctl, env, []string{path, "stdio"}, "trigger-long-running-operation",
+			[]string{"duration=" + secs, "steps=1"}, map[string]any{"duration": delay.Seconds(), "steps": 1})
 	})
 }
 
-// compareBenchC runs the rounds of TestBenchAgreesWithC against the stdio
-// server serverArgs: mcpctl bench calling tool with words, the C client
-// (built at client) calling it as clientEnv says (echo by default).
-func compareBenchC(t *testing.T, client, mcpctl string, env, serverArgs []string, tool string, words, clientEnv []string) {
-	timeC := func() float64 {
-		c := exec.Command(client, append([]string{strconv.Itoa(agreeCalls)}, serverArgs...)...)
-		c.Env = append(append(slices.Clone(env), clientEnv...), "ECHOCLIENT_TIME=1")
-		var stderr bytes.Buffer
-		c.Stderr = &stderr
-		if out, err := c.Output(); err != nil {
-			t.Fatalf("echoclient: %v\n%s%s", err, out, stderr.Bytes())
+// compareBenchStdio runs the rounds of TestBenchAgreesOverStdio against
+// the stdio server serverArgs: mcpctl bench calling tool with words, the
+// Go SDK's client calling it with args.
+func compareBenchStdio(t *testing.T, mcpctl string, env, serverArgs []string, tool string, words []string, args map[string]any) {
+	sdkP50 := func() (float64, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.Command(serverArgs[0], serverArgs[1:]...)
+		cmd.Env = env
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench-agree", Version: "1"}, nil)
+		session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			return 0, fmt.Errorf("the Go SDK client connecting to %v: %w", serverArgs, err)
 		}
-		m := regexp.MustCompile(`p50_ns (\d+)`).FindSubmatch(stderr.Bytes())
-		if m == nil {
-			t.Fatalf("echoclient printed no p50_ns line:\n%s", stderr.Bytes())
+		defer session.Close()
+		times := make([]time.Duration, agreeCalls)
+		for i := range times {
+			start := time.Now()
+			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+			times[i] = time.Since(start)
+			if err != nil {
+				return 0, fmt.Errorf("the Go SDK client calling %s: %w", tool, err)
+			}
+			if res.IsError {
+				return 0, fmt.Errorf("the Go SDK client calling %s: the tool failed: %+v", tool, res.Content)
+			}
 		}
-		ns, _ := strconv.ParseFloat(string(m[1]), 64)
-		return ns / 1e6
+		slices.Sort(times)
+		return float64(times[len(times)/2]) / float64(time.Millisecond), nil
 	}
-	benchP50 := func() float64 {
+	benchP50 := func() (float64, error) {
 		args := append(append([]string{"bench", tool}, words...), "-n", strconv.Itoa(agreeCalls), "-c", "1",
 			"-o", "json", "--server-stderr", "quiet", "--")
 		c := exec.Command(mcpctl, append(args, serverArgs...)...)
 		c.Env = env
 		out, err := c.Output()
 		if err != nil {
-			t.Fatalf("mcpctl bench: %v\n%s", err, out)
+			return 0, fmt.Errorf("mcpctl bench: %w\n%s", err, out)
 		}
 		var rep struct {
 			Requests  int `json:"requests"`
@@ -123,32 +134,47 @@ func compareBenchC(t *testing.T, client, mcpctl string, env, serverArgs []string
 			} `json:"latencyMs"`
 		}
 		if err := json.Unmarshal(out, &rep); err != nil {
-			t.Fatalf("mcpctl bench -o json: %v\n%s", err, out)
+			return 0, fmt.Errorf("mcpctl bench -o json: %w\n%s", err, out)
 		}
 		if rep.Requests != agreeCalls || rep.Errors != 0 {
-			t.Fatalf("mcpctl bench made %d requests with %d errors, want %d without", rep.Requests, rep.Errors, agreeCalls)
+			return 0, fmt.Errorf("mcpctl bench made %d requests with %d errors, want %d without", rep.Requests, rep.Errors, agreeCalls)
 		}
-		return rep.LatencyMS.P50
+		return rep.LatencyMS.P50, nil
 	}
-	agreePaired(t, "mcpctl bench's median latency", "the C client's", benchP50, timeC)
+	agreePaired(t, "mcpctl bench's median latency", "the Go SDK client's", true, benchP50, sdkP50)
 }
 
-// agreePaired runs bench and own in turn agreeRounds times, the order
-// rotating so that load hits both alike, and fails unless the median of the
-// rounds' ratios bench/own is within 10% of 1. benchName and ownName say
-// what each measures, for the log and the failure.
-func agreePaired(t *testing.T, benchName, ownName string, bench, own func() float64) {
+// agreePaired runs bench and own agreeRounds times and fails unless the
+// median of the rounds' ratios bench/own is within 10% of 1. benchName and
+// ownName say what each measures, for the log and the failure. Each round
+// runs the two in turn, the order rotating, so that load hits both alike;
+// or, with together, both at once: against servers of their own that each
+// start anew (a stdio server per run), runs in turn on a loaded machine
+// can fall into different seconds of its load, while runs side by side
+// share them.
+func agreePaired(t *testing.T, benchName, ownName string, together bool, bench, own func() (float64, error)) {
 	t.Helper()
 	var ratios []float64
 	var detail string
 	for round := range agreeRounds {
 		var b, o float64
-		steps := []func(){
-			func() { o = own() },
-			func() { b = bench() },
+		var errB, errO error
+		if together {
+			var wg sync.WaitGroup
+			wg.Go(func() { b, errB = bench() })
+			o, errO = own()
+			wg.Wait()
+		} else {
+			steps := []func(){
+				func() { o, errO = own() },
+				func() { b, errB = bench() },
+			}
+			for i := range steps {
+				steps[(i+round)%len(steps)]()
+			}
 		}
-		for i := range steps {
-			steps[(i+round)%len(steps)]()
+		if err := errors.Join(errB, errO); err != nil {
+			t.Fatal(err)
 		}
 		ratios = append(ratios, b/o)
 		detail += fmt.Sprintf("\n  round %d: %s %.3fms, %s %.3fms", round+1, benchName, b, ownName, o)

@@ -127,7 +127,7 @@ trap 'kill "$conformance_pid" "$release_pid" "$fuzz_pid" 2>/dev/null || true; rm
 e2e_status=0
 measure_status=0
 go test -c -o "$e2e_dir/mcpctl.test" . || e2e_status=$?
-"$e2e_dir/mcpctl.test" -test.count=1 -test.run '^(TestPeakRSS|TestBenchAgreesWithC|TestBenchAgreesOverHTTP)' &
+"$e2e_dir/mcpctl.test" -test.count=1 -test.run '^(TestPeakRSS|TestBenchAgreesOverStdio|TestBenchAgreesOverHTTP)' &
 measure_pid=$!
 "$e2e_dir/mcpctl.test" -test.count=1 -test.timeout=30m -test.run "^TestScript\$/^(${e2e_scripts})\$" || e2e_status=$?
 wait "$measure_pid" || measure_status=$?
