@@ -141,38 +141,26 @@ func compareBenchStdio(t *testing.T, mcpctl string, env, serverArgs []string, to
 		}
 		return rep.LatencyMS.P50, nil
 	}
-	agreePaired(t, "mcpctl bench's median latency", "the Go SDK client's", true, benchP50, sdkP50)
+	agreePaired(t, "mcpctl bench's median latency", "the Go SDK client's", benchP50, sdkP50)
 }
 
 // agreePaired runs bench and own agreeRounds times and fails unless the
 // median of the rounds' ratios bench/own is within 10% of 1. benchName and
 // ownName say what each measures, for the log and the failure. Each round
-// runs the two in turn, the order rotating, so that load hits both alike;
-// or, with together, both at once: against servers of their own that each
-// start anew (a stdio server per run), runs in turn on a loaded machine
-// can fall into different seconds of its load, while runs side by side
-// share them.
-func agreePaired(t *testing.T, benchName, ownName string, together bool, bench, own func() (float64, error)) {
+// runs the two at once (bench on a goroutine of its own, own on the
+// test's): on a loaded machine, runs made in turn fall into different
+// seconds of its load, and runs side by side share them.
+func agreePaired(t *testing.T, benchName, ownName string, bench, own func() (float64, error)) {
 	t.Helper()
 	var ratios []float64
 	var detail string
 	for round := range agreeRounds {
-		var b, o float64
-		var errB, errO error
-		if together {
-			var wg sync.WaitGroup
-			wg.Go(func() { b, errB = bench() })
-			o, errO = own()
-			wg.Wait()
-		} else {
-			steps := []func(){
-				func() { o, errO = own() },
-				func() { b, errB = bench() },
-			}
-			for i := range steps {
-				steps[(i+round)%len(steps)]()
-			}
-		}
+		var b float64
+		var errB error
+		var wg sync.WaitGroup
+		wg.Go(func() { b, errB = bench() })
+		o, errO := own()
+		wg.Wait()
 		if err := errors.Join(errB, errO); err != nil {
 			t.Fatal(err)
 		}
