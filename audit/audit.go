@@ -34,6 +34,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -152,6 +153,9 @@ type Writer struct {
 	// call. It is reopened when the path names another file (the trail
 	// was moved or removed), and after Close.
 	f *os.File
+	// head is the trail's head file, kept open between records as f is,
+	// and reopened when its path names another file.
+	head headFile
 	// last is the head this Writer left the trail with, and size the
 	// trail's size then; known is false until it has one, and after the
 	// file was reopened. While the trail is as this Writer left it, no
@@ -159,6 +163,9 @@ type Writer struct {
 	last  Head
 	size  int64
 	known bool
+	// seal and tail are reused from record to record.
+	seal sealer
+	tail [tailLen]byte
 }
 
 // AppendError is a record the trail did not take. The request it records
@@ -205,6 +212,8 @@ func Open(path string, key []byte) (*Writer, error) {
 		return nil, fmt.Errorf("opening the audit file: %w", err)
 	}
 	w := &Writer{path: path, key: key, anchored: st.Mode().IsRegular()}
+	w.head.path = HeadPath(path)
+	w.seal.key = key
 	unlock, err := filelock.File(f)
 	if err != nil {
 		f.Close()
@@ -224,11 +233,15 @@ func Open(path string, key []byte) (*Writer, error) {
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	herr := w.head.close()
 	if w.f == nil {
-		return nil
+		return herr
 	}
 	err := w.f.Close()
 	w.f, w.known = nil, false
+	if err == nil {
+		err = herr
+	}
 	return err
 }
 
@@ -263,14 +276,14 @@ func (w *Writer) Err() error {
 }
 
 func (w *Writer) append(e *Entry) error {
-	f, unlock, err := w.lock()
+	f, size, unlock, err := w.lock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	// The tip is read afresh under the lock each time: another process may
 	// have appended since this one's last record.
-	h, size, err := w.tipAt(f)
+	h, err := w.tipAt(f, size)
 	w.known = false
 	if err != nil {
 		return err
@@ -282,7 +295,7 @@ func (w *Writer) append(e *Entry) error {
 	if w.key != nil {
 		e.Chain = ChainHMACSHA256
 	}
-	line, err := seal(e, w.key)
+	line, err := w.seal.seal(e)
 	if err != nil {
 		return err
 	}
@@ -295,67 +308,78 @@ func (w *Writer) append(e *Entry) error {
 		return nil
 	}
 	next := Head{Count: h.Count + 1, Hash: e.Hash}
-	if err := writeHead(HeadPath(w.path), next); err != nil {
+	if err := w.head.write(next); err != nil {
 		return err
 	}
 	w.last, w.size, w.known = next, size+int64(len(line)), true
 	return nil
 }
 
-// tipAt is [Writer.tip], and the trail's size, skipping the head's
-// reading when the trail is as this Writer left it: the same size, ending
-// in the record it wrote last.
-func (w *Writer) tipAt(f *os.File) (Head, int64, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return Head{}, 0, err
+// tipAt is [Writer.tip] for a trail of the given size, skipping the
+// head's reading when the trail is as this Writer left it: the same size,
+// ending in the record it wrote last. The last line is read all the same:
+// the size alone would not show that line rewritten in place.
+func (w *Writer) tipAt(f *os.File, size int64) (Head, error) {
+	if w.known && size == w.size && w.endsIn(f, size, w.last.Hash) {
+		return w.last, nil
 	}
-	if w.known && st.Size() == w.size {
-		if prev, err := lastHash(f); err == nil && prev == w.last.Hash {
-			return w.last, w.size, nil
-		}
-	}
-	h, err := w.tip(f)
-	return h, st.Size(), err
+	return w.tip(f)
 }
 
-// lock returns the trail's file, open and locked, and its unlocking. The
-// file kept open is used while the path still names it; otherwise (the
-// trail was moved, removed or replaced) the path is opened afresh, as
-// each record did when the file was opened per record.
-func (w *Writer) lock() (*os.File, func(), error) {
+// endsIn reports whether the trail of the given size ends in the line
+// whose hash is hash, reading its tail into w.tail.
+func (w *Writer) endsIn(f *os.File, size int64, hash string) bool {
+	if size < int64(tailLen) || len(hash) != 64 {
+		return false
+	}
+	tail := w.tail[:]
+	if _, err := f.ReadAt(tail, size-int64(tailLen)); err != nil {
+		return false
+	}
+	return string(tail[:len(hashPrefix)]) == hashPrefix &&
+		string(tail[len(hashPrefix):len(hashPrefix)+64]) == hash &&
+		string(tail[len(hashPrefix)+64:]) == "\"}\n"
+}
+
+// lock returns the trail's file, open and locked, its size and its
+// unlocking. The file kept open is used while the path still names it;
+// otherwise (the trail was moved, removed or replaced) the path is opened
+// afresh, as each record did when the file was opened per record.
+func (w *Writer) lock() (*os.File, int64, func(), error) {
 	for range 2 {
 		if w.f == nil {
 			f, err := os.OpenFile(w.path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
 			if err != nil {
-				return nil, nil, fmt.Errorf("opening the audit file: %w", err)
+				return nil, 0, nil, fmt.Errorf("opening the audit file: %w", err)
 			}
 			w.f = f
 		}
 		unlock, err := filelock.File(w.f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("locking the audit file: %w", err)
+			return nil, 0, nil, fmt.Errorf("locking the audit file: %w", err)
 		}
 		// Checked under the lock: a process that replaces the trail holds
 		// it too.
-		if w.current() {
-			return w.f, unlock, nil
+		if size, ok := w.current(); ok {
+			return w.f, size, unlock, nil
 		}
 		unlock()
 		w.f.Close()
 		w.f, w.known = nil, false
 	}
-	return nil, nil, fmt.Errorf("opening the audit file: %s keeps being replaced", w.path)
+	return nil, 0, nil, fmt.Errorf("opening the audit file: %s keeps being replaced", w.path)
 }
 
-// current reports whether the trail's path still names the open file.
-func (w *Writer) current() bool {
+// current reports whether the trail's path still names the open file, and
+// the file's size. One status of the open file serves both: the lock is
+// held, so the size cannot change between them.
+func (w *Writer) current() (int64, bool) {
 	open, err := w.f.Stat()
 	if err != nil {
-		return false
+		return 0, false
 	}
 	named, err := os.Stat(w.path)
-	return err == nil && os.SameFile(open, named)
+	return open.Size(), err == nil && os.SameFile(open, named)
 }
 
 // tip returns the trail's head as the file shows it, read under the lock
@@ -367,7 +391,7 @@ func (w *Writer) tip(f *os.File) (Head, error) {
 	if err != nil || !w.anchored {
 		return Head{Hash: prev}, err
 	}
-	headPath := HeadPath(w.path)
+	headPath := w.head.path
 	h, ok, err := readHead(headPath)
 	switch {
 	case err != nil:
@@ -393,24 +417,60 @@ func (w *Writer) tip(f *os.File) (Head, error) {
 		}
 		h.Hash = prev
 	}
-	return h, writeHead(headPath, h)
+	return h, w.head.write(h)
 }
 
 // seal encodes e as a line ending in its hash and a newline, and sets
 // e.Hash.
 func seal(e *Entry, key []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
+	s := sealer{key: key}
+	line, err := s.seal(e)
+	return bytes.Clone(line), err
+}
+
+// sealer encodes and hashes lines, keeping its buffers, encoder and MAC
+// from one line to the next.
+type sealer struct {
+	key []byte
+	buf bytes.Buffer
+	enc *json.Encoder
+	mac hash.Hash
+	sum [sha256.Size]byte
+	hex [2 * sha256.Size]byte
+}
+
+// seal is the package's seal with the sealer's key. The line it returns
+// is valid until the next call.
+func (s *sealer) seal(e *Entry) ([]byte, error) {
+	if s.enc == nil {
+		s.enc = json.NewEncoder(&s.buf)
+		s.enc.SetEscapeHTML(false)
+	}
+	s.buf.Reset()
+	if err := s.enc.Encode(e); err != nil {
 		return nil, fmt.Errorf("encoding an audit line: %w", err)
 	}
 	// The encoding ends in "}\n": the body is what comes before the brace.
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("}\n"))
-	e.Hash = lineHash(body, key)
-	line := append(body, hashPrefix...)
-	line = append(line, e.Hash...)
-	return append(line, "\"}\n"...), nil
+	body := bytes.TrimSuffix(s.buf.Bytes(), []byte("}\n"))
+	var sum []byte
+	if s.key == nil {
+		s.sum = sha256.Sum256(body)
+		sum = s.sum[:]
+	} else {
+		if s.mac == nil {
+			s.mac = hmac.New(sha256.New, s.key)
+		}
+		s.mac.Reset()
+		s.mac.Write(body)
+		sum = s.mac.Sum(s.sum[:0])
+	}
+	hex.Encode(s.hex[:], sum)
+	e.Hash = string(s.hex[:])
+	s.buf.Truncate(len(body))
+	s.buf.WriteString(hashPrefix)
+	s.buf.Write(s.hex[:])
+	s.buf.WriteString("\"}\n")
+	return s.buf.Bytes(), nil
 }
 
 // tailLen is how many bytes at the end of a file hold the last line's hash

@@ -68,30 +68,69 @@ func readHead(path string) (h Head, ok bool, err error) {
 	return h, true, nil
 }
 
-// writeHead writes the head at path in place: one write at the start of
-// the file, and a cut when the file held more. A trail's count only grows,
-// so a head is never shorter than the one it overwrites, and the two are
-// one short line in the file's first disk block: a crash leaves the old
-// head or the new one, as a new file renamed over the old did, without
-// the file system work of creating and renaming a file per record. It is
-// not synced: the trail's lines are not either, and a sync per record
-// would cost a batch far more than the rest of its auditing.
-func writeHead(path string, h Head) error {
-	line := []byte(h.String() + "\n")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
-	if err == nil {
-		_, err = f.WriteAt(line, 0)
-		if st, serr := f.Stat(); err == nil && serr == nil && st.Size() > int64(len(line)) {
-			err = f.Truncate(int64(len(line)))
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("writing the trail's head %s: %w", path, err)
+// headFile writes the head beside a trail in place: one write at the
+// start of the file, and a cut when the file held more. A trail's count
+// only grows, so a head is never shorter than the one it overwrites, and
+// the two are one short line in the file's first disk block: a crash
+// leaves the old head or the new one, as a new file renamed over the old
+// did, without the file system work of creating and renaming a file per
+// record. It is not synced: the trail's lines are not either, and a sync
+// per record would cost a batch far more than the rest of its auditing.
+//
+// The file is kept open between heads, and its path looked up before
+// each: a head removed, moved or replaced behind mcpctl's back is written
+// again where the path says, as when the file was opened per head. The
+// open file's identity cannot be taken by another file while it is held
+// open, so the same identity at the path means the same file.
+type headFile struct {
+	path string
+	f    *os.File
+	id   fs.FileInfo // f's status when it was opened
+	line []byte
+}
+
+func (hf *headFile) write(h Head) error {
+	hf.line = append(strconv.AppendInt(hf.line[:0], int64(h.Count), 10), ':')
+	hf.line = append(append(hf.line, h.Hash...), '\n')
+	if err := hf.writeLine(); err != nil {
+		return fmt.Errorf("writing the trail's head %s: %w", hf.path, err)
 	}
 	return nil
+}
+
+func (hf *headFile) writeLine() error {
+	named, err := os.Stat(hf.path)
+	if hf.f != nil && (err != nil || !os.SameFile(hf.id, named)) {
+		hf.close()
+	}
+	if hf.f == nil {
+		f, err := os.OpenFile(hf.path, os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return err
+		}
+		if named, err = f.Stat(); err != nil {
+			f.Close()
+			return err
+		}
+		hf.f, hf.id = f, named
+	}
+	if _, err := hf.f.WriteAt(hf.line, 0); err != nil {
+		return err
+	}
+	// named's size is the file's before this write, which cut nothing.
+	if named.Size() > int64(len(hf.line)) {
+		return hf.f.Truncate(int64(len(hf.line)))
+	}
+	return nil
+}
+
+func (hf *headFile) close() error {
+	if hf.f == nil {
+		return nil
+	}
+	err := hf.f.Close()
+	hf.f, hf.id = nil, nil
+	return err
 }
 
 // lastLine reads the last line of a file that ends in a newline, without
