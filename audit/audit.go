@@ -152,7 +152,8 @@ type Writer struct {
 	// f is the trail, kept open between records: a proxy appends one per
 	// call. It is reopened when the path names another file (the trail
 	// was moved or removed), and after Close.
-	f *os.File
+	f  *os.File
+	id fs.FileInfo // f's status when it was opened
 	// head is the trail's head file, kept open between records as f is,
 	// and reopened when its path names another file.
 	head headFile
@@ -163,9 +164,10 @@ type Writer struct {
 	last  Head
 	size  int64
 	known bool
-	// seal and tail are reused from record to record.
+	// seal and tail are reused from record to record; tail has room for
+	// one byte more than a line's tail, to see a trail that grew.
 	seal sealer
-	tail [tailLen]byte
+	tail [tailLen + 1]byte
 }
 
 // AppendError is a record the trail did not take. The request it records
@@ -225,7 +227,7 @@ func Open(path string, key []byte) (*Writer, error) {
 		f.Close()
 		return nil, fmt.Errorf("audit file %s: %w", path, err)
 	}
-	w.f = f
+	w.f, w.id = f, st
 	return w, nil
 }
 
@@ -238,7 +240,7 @@ func (w *Writer) Close() error {
 		return herr
 	}
 	err := w.f.Close()
-	w.f, w.known = nil, false
+	w.f, w.id, w.known = nil, nil, false
 	if err == nil {
 		err = herr
 	}
@@ -276,14 +278,14 @@ func (w *Writer) Err() error {
 }
 
 func (w *Writer) append(e *Entry) error {
-	f, size, unlock, err := w.lock()
+	f, unlock, err := w.lock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	// The tip is read afresh under the lock each time: another process may
 	// have appended since this one's last record.
-	h, err := w.tipAt(f, size)
+	h, size, err := w.tipAt(f)
 	w.known = false
 	if err != nil {
 		return err
@@ -315,71 +317,72 @@ func (w *Writer) append(e *Entry) error {
 	return nil
 }
 
-// tipAt is [Writer.tip] for a trail of the given size, skipping the
-// head's reading when the trail is as this Writer left it: the same size,
-// ending in the record it wrote last. The last line is read all the same:
-// the size alone would not show that line rewritten in place.
-func (w *Writer) tipAt(f *os.File, size int64) (Head, error) {
-	if w.known && size == w.size && w.endsIn(f, size, w.last.Hash) {
-		return w.last, nil
+// tipAt is [Writer.tip], and the trail's size, skipping the head's
+// reading when the trail is as this Writer left it: the same size, ending
+// in the record it wrote last. The last line is read all the same: the
+// size alone would not show that line rewritten in place.
+func (w *Writer) tipAt(f *os.File) (Head, int64, error) {
+	if w.known && w.asLeft(f) {
+		return w.last, w.size, nil
 	}
-	return w.tip(f)
+	st, err := f.Stat()
+	if err != nil {
+		return Head{}, 0, err
+	}
+	h, err := w.tip(f)
+	return h, st.Size(), err
 }
 
-// endsIn reports whether the trail of the given size ends in the line
-// whose hash is hash, reading its tail into w.tail.
-func (w *Writer) endsIn(f *os.File, size int64, hash string) bool {
-	if size < int64(tailLen) || len(hash) != 64 {
-		return false
-	}
-	tail := w.tail[:]
-	if _, err := f.ReadAt(tail, size-int64(tailLen)); err != nil {
-		return false
-	}
-	return string(tail[:len(hashPrefix)]) == hashPrefix &&
-		string(tail[len(hashPrefix):len(hashPrefix)+64]) == hash &&
+// leftTail reports whether tail, the bytes read from where the line this
+// Writer wrote last begins its hash to the end of the trail, is what that
+// line left: its hash, and then nothing.
+func (w *Writer) leftTail(tail []byte) bool {
+	return len(tail) == tailLen &&
+		string(tail[:len(hashPrefix)]) == hashPrefix &&
+		string(tail[len(hashPrefix):len(hashPrefix)+64]) == w.last.Hash &&
 		string(tail[len(hashPrefix)+64:]) == "\"}\n"
 }
 
-// lock returns the trail's file, open and locked, its size and its
-// unlocking. The file kept open is used while the path still names it;
-// otherwise (the trail was moved, removed or replaced) the path is opened
-// afresh, as each record did when the file was opened per record.
-func (w *Writer) lock() (*os.File, int64, func(), error) {
+// lock returns the trail's file, open and locked, and its unlocking. The
+// file kept open is used while the path still names it; otherwise (the
+// trail was moved, removed or replaced) the path is opened afresh, as each
+// record did when the file was opened per record.
+func (w *Writer) lock() (*os.File, func(), error) {
 	for range 2 {
 		if w.f == nil {
 			f, err := os.OpenFile(w.path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
 			if err != nil {
-				return nil, 0, nil, fmt.Errorf("opening the audit file: %w", err)
+				return nil, nil, fmt.Errorf("opening the audit file: %w", err)
 			}
-			w.f = f
+			st, err := f.Stat()
+			if err != nil {
+				f.Close()
+				return nil, nil, fmt.Errorf("opening the audit file: %w", err)
+			}
+			w.f, w.id = f, st
 		}
 		unlock, err := filelock.File(w.f)
 		if err != nil {
-			return nil, 0, nil, fmt.Errorf("locking the audit file: %w", err)
+			return nil, nil, fmt.Errorf("locking the audit file: %w", err)
 		}
 		// Checked under the lock: a process that replaces the trail holds
 		// it too.
-		if size, ok := w.current(); ok {
-			return w.f, size, unlock, nil
+		if w.current() {
+			return w.f, unlock, nil
 		}
 		unlock()
 		w.f.Close()
-		w.f, w.known = nil, false
+		w.f, w.id, w.known = nil, nil, false
 	}
-	return nil, 0, nil, fmt.Errorf("opening the audit file: %s keeps being replaced", w.path)
+	return nil, nil, fmt.Errorf("opening the audit file: %s keeps being replaced", w.path)
 }
 
-// current reports whether the trail's path still names the open file, and
-// the file's size. One status of the open file serves both: the lock is
-// held, so the size cannot change between them.
-func (w *Writer) current() (int64, bool) {
-	open, err := w.f.Stat()
-	if err != nil {
-		return 0, false
-	}
+// current reports whether the trail's path still names the open file. The
+// open file's identity is the one it had when opened: no other file can
+// take it while this one is held open.
+func (w *Writer) current() bool {
 	named, err := os.Stat(w.path)
-	return open.Size(), err == nil && os.SameFile(open, named)
+	return err == nil && os.SameFile(w.id, named)
 }
 
 // tip returns the trail's head as the file shows it, read under the lock
