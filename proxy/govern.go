@@ -222,27 +222,6 @@ type message struct {
 	Error  *client.RPCError `json:"error,omitempty"`
 }
 
-// callParams are the params of tools/call, resources/read, prompts/get:
-// all the governor reads of them, in one decoding.
-type callParams struct {
-	Name      string          `json:"name"`
-	URI       string          `json:"uri"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Meta      struct {
-		ProgressToken json.RawMessage `json:"progressToken"`
-		modernMetaFields
-	} `json:"_meta"`
-}
-
-// request is a governed request as FromHost decoded it.
-type request struct {
-	message
-	p callParams
-	// pErr is why the params could not be read whole; the parts that
-	// were are in p.
-	pErr error
-}
-
 // reply is a server's answer to a governed request, decoded once.
 type reply struct {
 	line []byte
@@ -301,12 +280,9 @@ func (c *Conn) take(ctx context.Context, line []byte, who *session.Identity) (ru
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return c.batch(ctx, trimmed, who), false
 	}
-	r := &request{}
-	if json.Unmarshal(line, &r.message) != nil || !c.governs(r.Method) || len(r.ID) == 0 {
+	r, err := decodeRequest(line)
+	if err != nil || !c.governs(r.Method) || len(r.ID) == 0 {
 		return nil, false
-	}
-	if len(r.Params) > 0 {
-		r.pErr = json.Unmarshal(r.Params, &r.p)
 	}
 	if c.inline && c.immediate(r, who) {
 		c.governNow(ctx, line, r, who)
