@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -52,4 +53,43 @@ func TestCallParamsRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGovernNoteJSON checks that the "govern" note of a call is written
+// as the map it replaced was: the same members, in the same order.
+func TestGovernNoteJSON(t *testing.T) {
+	tests := []struct {
+		note governNote
+		was  map[string]any
+	}{
+		{governNote{Method: "tools/call", Name: "echo", Sent: true}, map[string]any{"method": "tools/call", "name": "echo", "sent": true}},
+		{governNote{Method: "tools/call", Name: "rm", Refused: "refused by policy: rm: no", Rule: "deny"},
+			map[string]any{"method": "tools/call", "name": "rm", "sent": false, "refused": "refused by policy: rm: no", "rule": "deny"}},
+		{governNote{Method: "tools/call", Name: "rm", InputRequired: true}, map[string]any{"method": "tools/call", "name": "rm", "sent": false, "input_required": true}},
+		{governNote{Method: "tools/call", Name: "echo", Sent: true, Signature: "signature check failed: <x>"},
+			map[string]any{"method": "tools/call", "name": "echo", "sent": true, "signature": "signature check failed: <x>"}},
+		{governNote{Method: "prompts/get", Name: "p", Sent: true, Error: "bad & worse"}, map[string]any{"method": "prompts/get", "name": "p", "sent": true, "error": "bad & worse"}},
+	}
+	for _, tt := range tests {
+		got, want := logNote(t, tt.note), logNote(t, tt.was)
+		if got != want {
+			t.Errorf("the note is written\n%s\nwhere the map was written\n%s", got, want)
+		}
+	}
+}
+
+// logNote is the detail of a "govern" event as a session log writes it.
+func logNote(t *testing.T, detail any) string {
+	t.Helper()
+	var b bytes.Buffer
+	l := NewLog(&b, nil, nil)
+	l.Event(Event{Name: "govern", Detail: detail})
+	l.Flush()
+	var e struct {
+		Detail json.RawMessage `json:"detail"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &e); err != nil {
+		t.Fatalf("%v: %s", err, b.Bytes())
+	}
+	return string(e.Detail)
 }
