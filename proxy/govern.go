@@ -222,27 +222,6 @@ type message struct {
 	Error  *client.RPCError `json:"error,omitempty"`
 }
 
-// callParams are the params of tools/call, resources/read, prompts/get:
-// all the governor reads of them, in one decoding.
-type callParams struct {
-	Name      string          `json:"name"`
-	URI       string          `json:"uri"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Meta      struct {
-		ProgressToken json.RawMessage `json:"progressToken"`
-		modernMetaFields
-	} `json:"_meta"`
-}
-
-// request is a governed request as FromHost decoded it.
-type request struct {
-	message
-	p callParams
-	// pErr is why the params could not be read whole; the parts that
-	// were are in p.
-	pErr error
-}
-
 // reply is a server's answer to a governed request, decoded once.
 type reply struct {
 	line []byte
@@ -301,12 +280,9 @@ func (c *Conn) take(ctx context.Context, line []byte, who *session.Identity) (ru
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return c.batch(ctx, trimmed, who), false
 	}
-	r := &request{}
-	if json.Unmarshal(line, &r.message) != nil || !c.governs(r.Method) || len(r.ID) == 0 {
+	r, err := decodeRequest(line)
+	if err != nil || !c.governs(r.Method) || len(r.ID) == 0 {
 		return nil, false
-	}
-	if len(r.Params) > 0 {
-		r.pErr = json.Unmarshal(r.Params, &r.p)
 	}
 	if c.inline && c.immediate(r, who) {
 		c.governNow(ctx, line, r, who)
@@ -581,12 +557,32 @@ func (w *waiter) arm(rest func(*reply)) {
 }
 
 // govern runs one governed request through the pipeline and answers the
-// host. It returns once the request is sent; the rest (the answer's
-// checks, the audit record, the host's answer) runs when the answer
-// comes, on the goroutine that brings it when the Conn is inline, or on
-// one of its own.
+// host: the held path, for a call that may wait (for a person, a
+// rate-limit slot, the host) before it is sent. It has a context of its
+// own, which the host's cancellation and the session's end cancel, and
+// which stops the call's wait for its answer. It returns once the request
+// is sent; the rest (the answer's checks, the audit record, the host's
+// answer) runs when the answer comes, on the goroutine that brings it
+// when the Conn is inline, or on one of its own.
 func (c *Conn) govern(parent context.Context, line []byte, r *request, who *session.Identity) {
-	c.governWith(parent, line, r, who, false)
+	gc := c.newGoverned(parent, line, r, who)
+	ctx, cancel := context.WithCancel(parent)
+	gc.enter(cancel)
+	finish := gc.start(ctx)
+	if finish == nil {
+		cancel()
+		gc.leave()
+		return
+	}
+	stopWatch := context.AfterFunc(ctx, gc.stopWaiting)
+	gc.answerTo.arm(func(a *reply) {
+		defer func() {
+			stopWatch()
+			cancel()
+			gc.leave()
+		}()
+		gc.finish(finish, a, ctx.Err())
+	})
 }
 
 // governNow is [Conn.govern] for a call the pipeline lets through at once
@@ -595,176 +591,231 @@ func (c *Conn) govern(parent context.Context, line []byte, r *request, who *sess
 // cancellation stops its wait for the answer directly, and the session's
 // end leaves it unanswered (the host is gone).
 func (c *Conn) governNow(parent context.Context, line []byte, r *request, who *session.Identity) {
-	c.governWith(parent, line, r, who, true)
+	gc := c.newGoverned(parent, line, r, who)
+	var ended atomic.Bool // the call was cancelled or is done
+	gc.enter(func() {
+		if !ended.Swap(true) {
+			gc.stopWaiting()
+		}
+	})
+	finish := gc.start(parent)
+	if finish == nil {
+		ended.Store(true)
+		gc.leave()
+		return
+	}
+	gc.answerTo.arm(func(a *reply) {
+		defer func() {
+			ended.Store(true)
+			gc.leave()
+		}()
+		gc.finish(finish, a, context.Canceled)
+	})
 }
 
-func (c *Conn) governWith(parent context.Context, line []byte, r *request, who *session.Identity, now bool) {
-	m, p := &r.message, &r.p
-	name := p.Name
-	if m.Method == "resources/read" {
-		name = p.URI
+// governed is one governed request from the host, what [Conn.govern] and
+// [Conn.governNow] share.
+type governed struct {
+	c      *Conn
+	parent context.Context // the host session's
+	r      *request
+	who    *session.Identity
+	name   string // the tool, prompt or resource
+	key    string // the request's id, as c's maps hold it
+	line   []byte // what goes to the server, once signed
+
+	// Set by enter.
+	mine   *heldCancel
+	call   *session.Call
+	legacy bool
+
+	// Set by start.
+	held       *heldCall
+	spliceable bool // the signature may be spliced into line's params
+	sent       bool
+
+	// answerTo is what the call waits on once sent; guarded by c.mu.
+	answerTo *waiter
+}
+
+func (c *Conn) newGoverned(parent context.Context, line []byte, r *request, who *session.Identity) *governed {
+	name := r.p.Name
+	if r.Method == "resources/read" {
+		name = r.p.URI
 	}
-	key := idKey(m.ID)
-	var answerTo *waiter // what this call waits on, once sent
-	// stopWaiting ends the call's wait for its answer: the answer, should
-	// it come, is relayed as it came, as any answer the governor does not
-	// wait for.
-	stopWaiting := func() {
-		c.mu.Lock()
-		w := answerTo
-		mineStill := w != nil && c.waiting[key] == w
-		if mineStill {
-			delete(c.waiting, key)
-		}
-		c.mu.Unlock()
-		if mineStill {
-			w.deliver(nil)
-		}
-	}
-	ctx, cancel := parent, context.CancelFunc(nil)
-	var ended atomic.Bool // a call governed now was cancelled or is done
-	if now {
-		cancel = func() {
-			if !ended.Swap(true) {
-				stopWaiting()
-			}
-		}
-	} else {
-		ctx, cancel = context.WithCancel(parent)
-	}
-	mine := &heldCancel{cancel: cancel}
+	return &governed{c: c, parent: parent, r: r, who: who, name: name, key: idKey(r.ID), line: line}
+}
+
+// enter makes the call one the host can cancel (cancel ends it) and
+// reads what the session knows of its host and tool.
+func (gc *governed) enter(cancel context.CancelFunc) {
+	c := gc.c
+	gc.mine = &heldCancel{cancel: cancel}
 	c.mu.Lock()
-	c.hold[key] = mine
-	host, legacy, tool := c.host, c.legacy, c.tools[name]
+	c.hold[gc.key] = gc.mine
+	host, legacy, tool := c.host, c.legacy, c.tools[gc.name]
 	c.mu.Unlock()
-	call := &session.Call{Method: m.Method, Name: name, Args: p.Arguments, Server: c.g.Server, Host: host, Identity: who}
-	stopWatch := func() bool { return true }
-	cleanup := func() {
-		stopWatch()
-		if now {
-			ended.Store(true)
-		} else {
-			cancel()
-		}
-		c.g.held.Delete(call)
-		// A host may reuse the id for its next call as soon as it has this
-		// call's answer: only this call's own entries are removed.
-		c.mu.Lock()
-		if c.hold[key] == mine {
-			delete(c.hold, key)
-		}
-		if w, ok := c.waiting[key]; ok && w == answerTo {
-			delete(c.waiting, key)
-		}
-		c.mu.Unlock()
+	gc.legacy = legacy
+	gc.call = &session.Call{Method: gc.r.Method, Name: gc.name, Args: gc.r.p.Arguments, Server: c.g.Server, Host: host, Identity: gc.who}
+	if gc.r.Method == "tools/call" {
+		gc.call.Tool = tool
 	}
-	if m.Method == "tools/call" {
-		call.Tool = tool
+}
+
+// start runs the pipeline up to the send. It returns the pipeline's
+// finish once the request is sent; nil when it was not, and the host has
+// been answered.
+func (gc *governed) start(ctx context.Context) func(session.Sent, error) error {
+	c := gc.c
+	orig := gc.line
+	held, line, refused := c.heldCall(gc.r, gc.line, gc.legacy)
+	if refused != "" {
+		c.noteCall(governNote{Method: gc.r.Method, Name: gc.name, Refused: refused})
+		c.refuse(&gc.r.message, refused, nil, gc.legacy)
+		return nil
 	}
-	orig := line
-	held, line, refused := c.heldCall(r, line, legacy)
+	gc.held, gc.line = held, line
 	// The signature is spliced into the params as FromHost read them,
 	// unless a retry's line replaced them.
-	spliceable := len(line) == len(orig) && (len(line) == 0 || &line[0] == &orig[0])
-	if refused != "" {
-		defer cleanup()
-		c.note(map[string]any{"method": m.Method, "name": name, "sent": false, "refused": refused})
-		c.refuse(m, refused, nil, legacy)
-		return
-	}
-	c.g.held.Store(call, held)
-	sentLine := false
-	finish, err := c.g.Pipeline.Start(ctx, call, func(ctx context.Context, sign session.SignFunc) error {
-		out := line
-		if sign != nil {
-			sig, err := sign(name, p.Arguments)
-			if err != nil {
-				return err
-			}
-			if out, err = signedLine(line, m.Params, spliceable, sig); err != nil {
-				return err
-			}
-		}
-		w := &waiter{inline: c.inline}
-		c.mu.Lock()
-		c.waiting[key] = w
-		answerTo = w
-		c.mu.Unlock()
-		if err := c.out.ToServer(out); err != nil {
-			return err
-		}
-		sentLine = true
-		return nil
-	})
+	gc.spliceable = len(line) == len(orig) && (len(line) == 0 || &line[0] == &orig[0])
+	c.g.held.Store(gc.call, held)
+	finish, err := c.g.Pipeline.Start(ctx, gc.call, gc.send)
 	if finish == nil {
-		defer cleanup()
-		c.answer(parent, m, name, held, legacy, sentLine, nil, err)
-		return
+		gc.answer(nil, err)
+		return nil
 	}
-	// A cancelled call stops waiting.
-	if !now {
-		stopWatch = context.AfterFunc(ctx, stopWaiting)
-	}
-	answerTo.arm(func(a *reply) {
-		defer cleanup()
-		if a == nil {
-			err := ctx.Err()
-			if now {
-				err = context.Canceled
-			}
-			c.answer(parent, m, name, held, legacy, true, nil, finish(session.Sent{}, err))
-			return
-		}
-		s, err := decodeAnswer(m.Method, a, c.g.Pipeline.ReadsResult(call))
-		c.answer(parent, m, name, held, legacy, true, a.line, finish(s, err))
-	})
+	return finish
 }
 
-// answer tells the host how a governed request ended: sent tells whether
-// it went to the server, answer is the server's (nil when none came), err
-// what the pipeline returned.
-func (c *Conn) answer(parent context.Context, m *message, name string, held *heldCall, legacy, sentLine bool, answer []byte, err error) {
-	detail := map[string]any{"method": m.Method, "name": name, "sent": sentLine}
+// send is the pipeline's send: the line, signed when sign is set, goes to
+// the server, and the call waits for its answer.
+func (gc *governed) send(_ context.Context, sign session.SignFunc) error {
+	c := gc.c
+	out := gc.line
+	if sign != nil {
+		sig, err := sign(gc.name, gc.r.p.Arguments)
+		if err != nil {
+			return err
+		}
+		if out, err = signedLine(gc.line, gc.r.Params, gc.spliceable, sig); err != nil {
+			return err
+		}
+	}
+	w := &waiter{inline: c.inline}
+	c.mu.Lock()
+	c.waiting[gc.key] = w
+	gc.answerTo = w
+	c.mu.Unlock()
+	if err := c.out.ToServer(out); err != nil {
+		return err
+	}
+	gc.sent = true
+	return nil
+}
+
+// stopWaiting ends the call's wait for its answer: the answer, should it
+// come, is relayed as it came, as any answer the governor does not wait
+// for.
+func (gc *governed) stopWaiting() {
+	c := gc.c
+	c.mu.Lock()
+	w := gc.answerTo
+	mineStill := w != nil && c.waiting[gc.key] == w
+	if mineStill {
+		delete(c.waiting, gc.key)
+	}
+	c.mu.Unlock()
+	if mineStill {
+		w.deliver(nil)
+	}
+}
+
+// finish ends a sent call with its answer a, or, when a is nil (the call
+// stopped waiting), with the error why, and answers the host.
+func (gc *governed) finish(finish func(session.Sent, error) error, a *reply, why error) {
+	if a == nil {
+		gc.answer(nil, finish(session.Sent{}, why))
+		return
+	}
+	s, err := decodeAnswer(gc.r.Method, a, gc.c.g.Pipeline.ReadsResult(gc.call))
+	gc.answer(a.line, finish(s, err))
+}
+
+// leave forgets the call. A host may reuse the id for its next call as
+// soon as it has this call's answer: only this call's own entries are
+// removed.
+func (gc *governed) leave() {
+	c := gc.c
+	c.g.held.Delete(gc.call)
+	c.mu.Lock()
+	if c.hold[gc.key] == gc.mine {
+		delete(c.hold, gc.key)
+	}
+	if w, ok := c.waiting[gc.key]; ok && w == gc.answerTo {
+		delete(c.waiting, gc.key)
+	}
+	c.mu.Unlock()
+}
+
+// answer tells the host how the request ended: answer is the server's
+// (nil when none came), err what the pipeline returned.
+func (gc *governed) answer(answer []byte, err error) {
+	c, m := gc.c, &gc.r.message
+	note := governNote{Method: m.Method, Name: gc.name, Sent: gc.sent}
 	var (
 		refusal *policy.Refusal
 		verr    *signing.VerifyError
 	)
 	switch {
-	case !sentLine && held.inputRequired != nil:
-		detail["input_required"] = true
-		c.note(detail)
-		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": held.inputRequired})
+	case !gc.sent && gc.held.inputRequired != nil:
+		note.InputRequired = true
+		c.noteCall(note)
+		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": gc.held.inputRequired})
 		c.tapFrame(ServerToHost, out)
 		_ = c.out.ToHost(out)
-	case !sentLine:
-		if parent.Err() != nil {
+	case !gc.sent:
+		if gc.parent.Err() != nil {
 			return
 		}
 		msg := "not sent: " + errString(err)
 		if errors.As(err, &refusal) {
 			msg = refusalSentence(refusal)
-			detail["rule"] = refusal.Rule
+			note.Rule = refusal.Rule
 		}
-		detail["refused"] = msg
-		c.note(detail)
-		c.refuse(m, msg, refusal, legacy)
+		note.Refused = msg
+		c.noteCall(note)
+		c.refuse(m, msg, refusal, gc.legacy)
 	case answer == nil:
 		// The host went away, or cancelled the call: nothing to answer.
 	case errors.As(err, &verr):
 		msg := "signature check failed: " + verr.Error()
-		detail["signature"] = msg
-		c.note(detail)
-		out := toolError(m.ID, msg, legacy)
+		note.Signature = msg
+		c.noteCall(note)
+		out := toolError(m.ID, msg, gc.legacy)
 		c.tapFrame(ServerToHost, out)
 		_ = c.out.ToHost(out)
 	default:
 		if err != nil {
-			detail["error"] = errString(err)
+			note.Error = errString(err)
 		}
-		c.note(detail)
+		c.noteCall(note)
 		c.tapFrame(ServerToHost, answer)
 		_ = c.out.ToHost(answer)
 	}
+}
+
+// governNote is the detail of the "govern" event about one governed
+// request. Its members are in the order of their names, as encoding/json
+// writes a map's: session logs written when it was a map read the same.
+type governNote struct {
+	Error         string `json:"error,omitempty"`
+	InputRequired bool   `json:"input_required,omitempty"`
+	Method        string `json:"method"`
+	Name          string `json:"name"`
+	Refused       string `json:"refused,omitempty"`
+	Rule          string `json:"rule,omitempty"`
+	Sent          bool   `json:"sent"`
+	Signature     string `json:"signature,omitempty"`
 }
 
 func errString(err error) string {
@@ -913,6 +964,13 @@ func (c *Conn) tapFrame(dir Direction, data []byte) {
 func (c *Conn) note(detail map[string]any) {
 	if c.g.Tap != nil {
 		c.g.Tap.Note("govern", detail)
+	}
+}
+
+// noteCall tells the tap how a governed request went.
+func (c *Conn) noteCall(n governNote) {
+	if c.g.Tap != nil {
+		c.g.Tap.Note("govern", n)
 	}
 }
 
