@@ -433,20 +433,24 @@ func (m *Model) addFrame(e frameMsg) {
 	l.appendShown()
 }
 
+// frameName names a frame in the frames pane by its direction and its
+// method, or as a response when it has only an id.
+func frameName(arrow, method, id string) string {
+	switch {
+	case method != "":
+		return arrow + " " + method
+	case id != "":
+		return arrow + " response"
+	}
+	return arrow + " ?"
+}
+
 func frameEntry(f frame) entry {
 	arrow := map[string]string{transport.DirectionSend: "→", transport.DirectionRecv: "←"}[f.dir]
 	if arrow == "" {
 		return newEntry("· "+f.event, "")
 	}
-	name := arrow + " "
-	switch {
-	case f.method != "":
-		name += f.method
-	case f.id != "":
-		name += "response"
-	default:
-		name += "?"
-	}
+	name := frameName(arrow, f.method, f.id)
 	var desc []string
 	if f.id != "" {
 		desc = append(desc, "id "+f.id)
@@ -554,14 +558,8 @@ func (m *Model) bodyHeight() int { return max(1, m.height-3) }
 
 // key handles a key press.
 func (m *Model) key(k tea.KeyMsg) (cmd tea.Cmd) {
-	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
-		// The terminal delivers keys typed quickly in one read, which
-		// bubbletea reports as one message: each is a key of its own.
-		var cmds []tea.Cmd
-		for _, r := range k.Runes {
-			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
-		}
-		return tea.Batch(cmds...)
+	if burst, ok := splitTyped(k, m.key); ok {
+		return burst
 	}
 	if k.Type == tea.KeyCtrlC {
 		return tea.Quit
@@ -622,6 +620,9 @@ func (m *Model) key(k tea.KeyMsg) (cmd tea.Cmd) {
 			cmd = tea.Batch(cmd, m.refreshTasks())
 		}
 	}()
+	if l.navKey(k.String(), h) {
+		return nil
+	}
 	switch k.String() {
 	case "q":
 		return tea.Quit
@@ -636,27 +637,11 @@ func (m *Model) key(k tea.KeyMsg) (cmd tea.Cmd) {
 		m.pane = pane(k.String()[0] - '1')
 	case "0":
 		m.pane = paneRoots
-	case "down", "j":
-		l.move(1, h)
-	case "up", "k":
-		l.move(-1, h)
-	case "pgdown", "ctrl+f", " ":
-		l.move(h, h)
-	case "pgup", "ctrl+b":
-		l.move(-h, h)
-	case "home", "g":
-		l.home(h)
-	case "end", "G":
-		l.end(h)
 	case "/":
 		if m.pane != paneServer {
 			m.mode = modeFilter
-			m.filter.SetValue(l.filter)
-			m.filter.CursorEnd()
-			m.filter.Focus()
+			l.editFilter(&m.filter)
 		}
-	case "esc":
-		l.setFilter("")
 	case "enter":
 		return m.open()
 	case "y":

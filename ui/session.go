@@ -666,15 +666,7 @@ func (m *SessionModel) frameEntry(f sframe) entry {
 	if f.dir == proxy.ServerToHost {
 		arrow = "←"
 	}
-	name := arrow + " "
-	switch {
-	case f.method != "":
-		name += f.method
-	case f.id != "":
-		name += "response"
-	default:
-		name += "?"
-	}
+	name := frameName(arrow, f.method, f.id)
 	desc := []string{f.at.In(m.opts.Location).Format("15:04:05.000")}
 	if f.id != "" {
 		desc = append(desc, "id "+f.id)
