@@ -185,23 +185,12 @@ func (m *SessionModel) details(i, width int) []string {
 		field("server", e.Server)
 		field("host", e.Host.String())
 		field("rule", e.Rule)
-		field("waiting", age(e.Age(m.opts.Now())))
+		field("waiting", render.Age(e.Age(m.opts.Now())))
 		lines = append(lines, "", "arguments")
 		lines = append(lines, strings.Split(render.WrapText(render.Sanitize(string(e.Arguments)), width), "\n")...)
 		return lines
 	}
 	return lines
-}
-
-// age shows a wait the way a person reads it: "12s", "3m", "2h".
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	}
-	return fmt.Sprintf("%dh", int(d.Hours()))
 }
 
 // toolsTable draws the per-tool counts and latency percentiles.
