@@ -24,6 +24,15 @@ type list struct {
 	offset int   // first row of shown on screen
 }
 
+// entries are the rows of items, each made by row.
+func entries[T any](items []T, row func(T) entry) []entry {
+	out := make([]entry, len(items))
+	for i, it := range items {
+		out[i] = row(it)
+	}
+	return out
+}
+
 func newList(items []entry) list {
 	l := list{items: items}
 	l.apply()

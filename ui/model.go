@@ -311,26 +311,10 @@ func (m *Model) connected(msg connectedMsg) tea.Cmd {
 		return tea.Quit
 	}
 	m.tools, m.resources, m.templates, m.prompts = msg.tools, msg.resources, msg.templates, msg.prompts
-	items := make([]entry, len(m.tools))
-	for i, t := range m.tools {
-		items[i] = newEntry(t.Name, t.Description)
-	}
-	m.lists[paneTools] = newList(items)
-	items = make([]entry, len(m.resources))
-	for i, r := range m.resources {
-		items[i] = newEntry(r.URI, r.Name)
-	}
-	m.lists[paneResources] = newList(items)
-	items = make([]entry, len(m.templates))
-	for i, t := range m.templates {
-		items[i] = newEntry(t.URITemplate, t.Name)
-	}
-	m.lists[paneTemplates] = newList(items)
-	items = make([]entry, len(m.prompts))
-	for i, p := range m.prompts {
-		items[i] = newEntry(p.Name, p.Description)
-	}
-	m.lists[panePrompts] = newList(items)
+	m.lists[paneTools] = newList(entries(m.tools, func(t client.Tool) entry { return newEntry(t.Name, t.Description) }))
+	m.lists[paneResources] = newList(entries(m.resources, func(r client.Resource) entry { return newEntry(r.URI, r.Name) }))
+	m.lists[paneTemplates] = newList(entries(m.templates, func(t client.ResourceTemplate) entry { return newEntry(t.URITemplate, t.Name) }))
+	m.lists[panePrompts] = newList(entries(m.prompts, func(p client.Prompt) entry { return newEntry(p.Name, p.Description) }))
 	m.showRoots()
 	return nil
 }
