@@ -260,13 +260,9 @@ func benchTarget(ctx context.Context, f *Factory, s *session.Session, opts *Benc
 // true) unless allow: bench and fuzz call a tool many times with
 // arguments nobody chose.
 func destructiveChecked(ctx context.Context, f *Factory, s *session.Session, name string, allow bool) (*client.Tool, error) {
-	tools, err := s.ListTools(ctx)
+	tool, err := lookupTool(ctx, f, s, name)
 	if err != nil {
-		return nil, fmt.Errorf("listing the tools of %s to find %q: %w", s.Name(), name, err)
-	}
-	tool := findTool(tools, name)
-	if tool == nil {
-		return nil, unknownToolError(name, tools, f.commandHint("list", ""))
+		return nil, err
 	}
 	if a := tool.Annotations; !allow && a != nil && a.DestructiveHint != nil && *a.DestructiveHint &&
 		(a.ReadOnlyHint == nil || !*a.ReadOnlyHint) {

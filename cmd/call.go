@@ -164,13 +164,9 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		return err
 	}
 
-	tools, err := s.ListTools(ctx)
+	tool, err := lookupTool(ctx, f, s, opts.Tool)
 	if err != nil {
-		return fmt.Errorf("listing the tools of %s to find %q: %w", s.Name(), opts.Tool, err)
-	}
-	tool := findTool(tools, opts.Tool)
-	if tool == nil {
-		return unknownToolError(opts.Tool, tools, f.commandHint("list", ""))
+		return err
 	}
 	// A value of the wrong type is kept as typed: validation lists it with
 	// every other violation (exit 5), and --no-validate sends the text.
@@ -324,6 +320,20 @@ func violationsError(headline string, violations []schema.Violation) error {
 		b.WriteString("\n  " + v.String())
 	}
 	return &ExitCodeError{Code: ExitValidation, Msg: b.String()}
+}
+
+// lookupTool lists the tools of s and finds name among them; a name it
+// does not list is a usage error that suggests the closest.
+func lookupTool(ctx context.Context, f *Factory, s *session.Session, name string) (*client.Tool, error) {
+	tools, err := s.ListTools(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the tools of %s to find %q: %w", s.Name(), name, err)
+	}
+	tool := findTool(tools, name)
+	if tool == nil {
+		return nil, unknownToolError(name, tools, f.commandHint("list", ""))
+	}
+	return tool, nil
 }
 
 func findTool(tools []client.Tool, name string) *client.Tool {

@@ -42,15 +42,10 @@ func (f *Factory) features(o *ServerOptions) (*clientFeatures, error) {
 	cf := &clientFeatures{Capabilities: map[string]any{}, Handlers: map[string]client.RequestHandler{}}
 	p := f.prompter(o)
 	if len(o.Roots) > 0 || o.DeclareRoots {
-		var list []client.Root
-		for _, dir := range o.Roots {
-			r, err := client.RootFromDir(dir)
-			if err != nil {
-				return nil, flagErrorf("--root: %v", err)
-			}
-			list = append(list, r)
+		roots, err := rootFlags(o.Roots)
+		if err != nil {
+			return nil, err
 		}
-		roots := client.NewRoots(list)
 		cf.Roots = roots
 		cf.Capabilities["roots"] = roots.Capability()
 		cf.Handlers["roots/list"] = roots.Handler()
@@ -115,21 +110,31 @@ func surfaceCapabilities() map[string]any {
 	}
 }
 
-// surfaceFeatures declares [surfaceCapabilities] and answers them without
-// asking anyone: roots/list with the --root folders (none by default),
-// sampling with --sample (declined by default), elicitation with --elicit
-// (declined by default).
-func (f *Factory) surfaceFeatures(o *ServerOptions) (*clientFeatures, error) {
-	cf := &clientFeatures{Capabilities: surfaceCapabilities(), Handlers: map[string]client.RequestHandler{}}
+// rootFlags are the roots of the --root folders; a folder that cannot be
+// one is a usage error.
+func rootFlags(dirs []string) (*client.Roots, error) {
 	var list []client.Root
-	for _, dir := range o.Roots {
+	for _, dir := range dirs {
 		r, err := client.RootFromDir(dir)
 		if err != nil {
 			return nil, flagErrorf("--root: %v", err)
 		}
 		list = append(list, r)
 	}
-	cf.Roots = client.NewRoots(list)
+	return client.NewRoots(list), nil
+}
+
+// surfaceFeatures declares [surfaceCapabilities] and answers them without
+// asking anyone: roots/list with the --root folders (none by default),
+// sampling with --sample (declined by default), elicitation with --elicit
+// (declined by default).
+func (f *Factory) surfaceFeatures(o *ServerOptions) (*clientFeatures, error) {
+	cf := &clientFeatures{Capabilities: surfaceCapabilities(), Handlers: map[string]client.RequestHandler{}}
+	roots, err := rootFlags(o.Roots)
+	if err != nil {
+		return nil, err
+	}
+	cf.Roots = roots
 	cf.Handlers["roots/list"] = cf.Roots.Handler()
 	answer := client.SampleDecline()
 	if o.Sample != "" {

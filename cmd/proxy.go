@@ -128,6 +128,21 @@ func (f *Factory) proxyStore() (proxy.Store, error) {
 	return proxy.Store{Dir: filepath.Join(dir, "proxy")}, nil
 }
 
+// sessionStore is the proxy store in which --session ref is looked for. A
+// session named by id must exist already: only the latest is waited for.
+func (f *Factory) sessionStore(ref string) (proxy.Store, error) {
+	store, err := f.proxyStore()
+	if err != nil {
+		return store, err
+	}
+	if ref != "latest" {
+		if _, err := store.Find(ref); err != nil {
+			return store, flagErrorf("--session: %v", err)
+		}
+	}
+	return store, nil
+}
+
 func runProxy(f *Factory, opts *ProxyOptions) error {
 	if opts.Listen != "" && opts.URL != "" {
 		return runProxyHTTP(f, opts)

@@ -99,7 +99,7 @@ func runProxyApprovals(f *Factory, opts *ProxyApprovalsOptions) error {
 	now := time.Now()
 	table := make([][]string, 0, len(rows))
 	for _, e := range rows {
-		row := []string{e.ID, e.Server, e.Tool, cut(string(e.Arguments), maxArgumentsCell), e.Host.String(), age(e.Age(now))}
+		row := []string{e.ID, e.Server, e.Tool, cut(string(e.Arguments), maxArgumentsCell), e.Host.String(), render.Age(e.Age(now))}
 		if opts.All {
 			row = append(row, stateText(e))
 		}
@@ -127,17 +127,6 @@ func cut(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
-}
-
-// age shows a duration the way a person reads a wait: "12s", "3m", "2h".
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	}
-	return fmt.Sprintf("%dh", int(d.Hours()))
 }
 
 // ProxyDecideOptions are the options of `mcpctl proxy approve` and

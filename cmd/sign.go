@@ -63,6 +63,22 @@ func requireKey(spec string) error {
 	return nil
 }
 
+// addKeyFlags adds the --key and --canonical flags the sign commands that
+// compute an HMAC share.
+func addKeyFlags(cmd *cobra.Command, key, canonical *string) {
+	cmd.Flags().StringVar(key, "key", "", signKeyHelp)
+	addCanonicalFlag(cmd, canonical)
+}
+
+// checkKeyFlags refuses a missing --key or an unknown --canonical form as
+// usage errors.
+func checkKeyFlags(key, canonical string) error {
+	if err := requireKey(key); err != nil {
+		return err
+	}
+	return checkCanonical(canonical)
+}
+
 // readInput reads the file name, or standard input for "" and "-".
 func readInput(f *Factory, name, what string) ([]byte, error) {
 	if name == "" || name == "-" {
@@ -125,10 +141,7 @@ stderr.`,
 			if len(args) == 1 {
 				opts.File = args[0]
 			}
-			if err := requireKey(opts.Key); err != nil {
-				return err
-			}
-			if err := checkCanonical(opts.Canonical); err != nil {
+			if err := checkKeyFlags(opts.Key, opts.Canonical); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -137,8 +150,7 @@ stderr.`,
 			return signPayloadRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Key, "key", "", signKeyHelp)
-	addCanonicalFlag(cmd, &opts.Canonical)
+	addKeyFlags(cmd, &opts.Key, &opts.Canonical)
 	cmd.Flags().StringVar(&opts.KID, "kid", "", "Key `id` to show in the signature object")
 	cmd.Flags().BoolVar(&opts.ShowCanonical, "show-canonical", false, "Also print the canonical bytes on stderr")
 	return cmd
@@ -211,10 +223,7 @@ you can compare them with yours.`,
 			if len(args) == 1 {
 				opts.File = args[0]
 			}
-			if err := requireKey(opts.Key); err != nil {
-				return err
-			}
-			if err := checkCanonical(opts.Canonical); err != nil {
+			if err := checkKeyFlags(opts.Key, opts.Canonical); err != nil {
 				return err
 			}
 			if b, err := hex.DecodeString(opts.Signature); err != nil || len(b) != 32 {
@@ -226,8 +235,7 @@ you can compare them with yours.`,
 			return signVerifyRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Key, "key", "", signKeyHelp)
-	addCanonicalFlag(cmd, &opts.Canonical)
+	addKeyFlags(cmd, &opts.Key, &opts.Canonical)
 	cmd.Flags().StringVar(&opts.Signature, "signature", "", "The signature value to check, 64 `hex` digits")
 	cmd.Flags().BoolVar(&opts.ShowCanonical, "show-canonical", false, "Also print the canonical bytes on stderr")
 	return cmd
@@ -293,10 +301,7 @@ the whole object with --args.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Tool, opts.Args = args[0], args[1:]
-			if err := requireKey(opts.Key); err != nil {
-				return err
-			}
-			if err := checkCanonical(opts.Canonical); err != nil {
+			if err := checkKeyFlags(opts.Key, opts.Canonical); err != nil {
 				return err
 			}
 			if err := checkSignTimestamp(opts.Timestamp); err != nil {
@@ -308,8 +313,7 @@ the whole object with --args.`,
 			return signRequestRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Key, "key", "", signKeyHelp)
-	addCanonicalFlag(cmd, &opts.Canonical)
+	addKeyFlags(cmd, &opts.Key, &opts.Canonical)
 	addSignTimestampFlag(cmd, &opts.Timestamp)
 	cmd.Flags().StringVar(&opts.KID, "kid", "", "Key `id` written in the signature")
 	cmd.Flags().Int64Var(&opts.ID, "id", 1, "JSON-RPC request `id`")

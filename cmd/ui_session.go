@@ -22,16 +22,9 @@ func checkUISession(opts *UIOptions) error {
 func uiSessionRun(ctx context.Context, opts *UIOptions) error {
 	f := opts.Factory
 	ios := f.IOStreams
-	store, err := f.proxyStore()
+	store, err := f.sessionStore(opts.Session)
 	if err != nil {
 		return err
-	}
-	if opts.Session != "latest" {
-		// A session named by id must exist already: only the latest is
-		// waited for.
-		if _, err := store.Find(opts.Session); err != nil {
-			return flagErrorf("--session: %v", err)
-		}
 	}
 	in, inFile := ios.In.(*os.File)
 	if !ios.IsStdinTTY() || !ios.IsStdoutTTY() || !inFile {

@@ -152,13 +152,9 @@ func validateToolRun(ctx context.Context, opts *ValidateOptions) error {
 	if !s.HasCapability("tools") {
 		return fmt.Errorf("%s offers no tools: it did not declare the \"tools\" capability in initialize", s.Name())
 	}
-	tools, err := s.ListTools(ctx)
+	tool, err := lookupTool(ctx, f, s, opts.Tool)
 	if err != nil {
-		return fmt.Errorf("listing the tools of %s to find %q: %w", s.Name(), opts.Tool, err)
-	}
-	tool := findTool(tools, opts.Tool)
-	if tool == nil {
-		return unknownToolError(opts.Tool, tools, f.commandHint("list", ""))
+		return err
 	}
 	compiled, err := schema.Compile(tool.InputSchema)
 	if err != nil {

@@ -182,16 +182,9 @@ func watchRun(ctx context.Context, opts *WatchOptions) error {
 // watchSessionRun follows a proxy session (--session).
 func watchSessionRun(ctx context.Context, opts *WatchOptions) error {
 	f := opts.Factory
-	store, err := f.proxyStore()
+	store, err := f.sessionStore(opts.Session)
 	if err != nil {
 		return err
-	}
-	if opts.Session != "latest" {
-		// A session named by id must exist already: only the latest is
-		// waited for.
-		if _, err := store.Find(opts.Session); err != nil {
-			return flagErrorf("--session: %v", err)
-		}
 	}
 	if opts.Duration > 0 {
 		var cancel context.CancelFunc

@@ -192,13 +192,13 @@ func (c *checker) tools(items []item) {
 		if m == nil {
 			continue
 		}
-		if nameRaw, ok := m["name"]; ok && jsonKind(nameRaw) == "string" {
+		if nameRaw, ok := m["name"]; ok && schema.RawKind(nameRaw) == "string" {
 			if msg := checkToolName(name); msg != "" {
 				c.report(ToolNameInvalid, subject, "tool name %q %s", name, msg)
 			}
 			names.add(name)
 		}
-		if d, ok := m["description"]; !ok || jsonKind(d) == "string" && strings.TrimSpace(stringField(m, "description")) == "" {
+		if d, ok := m["description"]; !ok || schema.RawKind(d) == "string" && strings.TrimSpace(stringField(m, "description")) == "" {
 			c.report(DescriptionMissing, subject, "the tool has no description; models choose tools by their descriptions")
 		}
 		c.toolSchema(m["inputSchema"], subject, "inputSchema", InputSchemaNotObject, InputSchemaInvalid)
@@ -219,7 +219,7 @@ func (c *checker) tools(items []item) {
 // toolSchema checks an inputSchema or outputSchema that is an object (the
 // message-schema rule reports one that is missing or not an object).
 func (c *checker) toolSchema(raw json.RawMessage, subject, key, notObjectRule, invalidRule string) {
-	if jsonKind(raw) != "object" {
+	if schema.RawKind(raw) != "object" {
 		return
 	}
 	var root struct {
@@ -274,7 +274,7 @@ func (c *checker) resources(items []item) {
 		if m == nil {
 			continue
 		}
-		if raw, ok := m["uri"]; ok && jsonKind(raw) == "string" {
+		if raw, ok := m["uri"]; ok && schema.RawKind(raw) == "string" {
 			if msg := checkURI(uri); msg != "" {
 				c.report(ResourceURIInvalid, subject, "URI %q %s", uri, msg)
 			}
@@ -295,7 +295,7 @@ func (c *checker) templates(items []item) {
 		if m == nil {
 			continue
 		}
-		if raw, ok := m["uriTemplate"]; ok && jsonKind(raw) == "string" {
+		if raw, ok := m["uriTemplate"]; ok && schema.RawKind(raw) == "string" {
 			tmpl := stringField(m, "uriTemplate")
 			if msg := checkURITemplate(tmpl); msg != "" {
 				c.report(ResourceTemplateInvalid, subject, "uriTemplate %q %s (RFC 6570)", tmpl, msg)
@@ -311,10 +311,10 @@ func (c *checker) templates(items []item) {
 // specification leaves names free to repeat (the URI identifies a
 // resource); only items shown alike are a problem.
 func displayLabel(m map[string]json.RawMessage) (label string, titled bool) {
-	if raw, ok := m["title"]; ok && jsonKind(raw) == "string" && stringField(m, "title") != "" {
+	if raw, ok := m["title"]; ok && schema.RawKind(raw) == "string" && stringField(m, "title") != "" {
 		return stringField(m, "title"), true
 	}
-	if raw, ok := m["name"]; ok && jsonKind(raw) == "string" {
+	if raw, ok := m["name"]; ok && schema.RawKind(raw) == "string" {
 		return stringField(m, "name"), false
 	}
 	return "", false
@@ -357,7 +357,7 @@ func (c *checker) prompts(items []item) {
 		if m == nil {
 			continue
 		}
-		if raw, ok := m["name"]; ok && jsonKind(raw) == "string" {
+		if raw, ok := m["name"]; ok && schema.RawKind(raw) == "string" {
 			names.add(name)
 		}
 		var args []json.RawMessage
@@ -369,7 +369,7 @@ func (c *checker) prompts(items []item) {
 			if json.Unmarshal(a, &arg) != nil {
 				continue
 			}
-			if raw, ok := arg["name"]; ok && jsonKind(raw) == "string" && strings.TrimSpace(stringField(arg, "name")) == "" {
+			if raw, ok := arg["name"]; ok && schema.RawKind(raw) == "string" && strings.TrimSpace(stringField(arg, "name")) == "" {
 				c.report(PromptArgumentUnnamed, fmt.Sprintf("%s argument #%d", subject, i+1),
 					"argument #%d has an empty name; prompts/get passes arguments by name", i+1)
 			}

@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -135,32 +134,10 @@ func (c *checker) shape(raw json.RawMessage, def, subject, skip string) map[stri
 		})
 	}
 	var m map[string]json.RawMessage
-	if jsonKind(raw) != "object" || json.Unmarshal(raw, &m) != nil {
+	if schema.RawKind(raw) != "object" || json.Unmarshal(raw, &m) != nil {
 		return nil
 	}
 	return m
 }
 
-// jsonKind is the JSON type of a value by its first byte ("number" for
-// any number); "" for nothing.
-func jsonKind(v json.RawMessage) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return ""
-	}
-	switch v[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
-
-func isNull(v json.RawMessage) bool { return jsonKind(v) == "null" }
+func isNull(v json.RawMessage) bool { return schema.RawKind(v) == "null" }

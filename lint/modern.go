@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/schema"
 )
 
 // metaServerInfo is the _meta key of the server's identity on a modern
@@ -20,7 +22,7 @@ func (c *checker) discover(raw json.RawMessage) {
 	if m == nil {
 		return
 	}
-	if jsonKind(m["supportedVersions"]) == "array" {
+	if schema.RawKind(m["supportedVersions"]) == "array" {
 		var listed []json.RawMessage
 		_ = json.Unmarshal(m["supportedVersions"], &listed) // an array always decodes
 		var versions []string
@@ -63,7 +65,7 @@ func mayRequireInput(method string) bool {
 // one must carry it, and a list or server/discover can only be complete.
 func (c *checker) resultType(raw json.RawMessage, method, subject string) {
 	var m map[string]json.RawMessage
-	if jsonKind(raw) != "object" || json.Unmarshal(raw, &m) != nil {
+	if schema.RawKind(raw) != "object" || json.Unmarshal(raw, &m) != nil {
 		return // message-schema reports a result that is not an object
 	}
 	rt, ok := m["resultType"]
@@ -71,7 +73,7 @@ func (c *checker) resultType(raw json.RawMessage, method, subject string) {
 		c.report(ResultTypeMissing, subject, `the result has no resultType; a server of protocol %s must send "complete" here (a client takes a result without one for a legacy server's)`, c.version)
 		return
 	}
-	if jsonKind(rt) != "string" {
+	if schema.RawKind(rt) != "string" {
 		c.report(ResultTypeInvalid, subject, "resultType is %s, not a string", truncateAt(string(rt), 60))
 		return
 	}

@@ -62,25 +62,32 @@ type dimWriter struct {
 	buf     []byte // output being assembled, reused between writes
 }
 
+// eachLine calls line with each complete line of p, the first joined to
+// the unfinished line held in *partial (which it empties), and returns what
+// follows the last newline. A line is only valid during its call.
+func eachLine(partial *[]byte, p []byte, line func([]byte)) (rest []byte) {
+	rest = p
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return rest
+		}
+		l := rest[:i]
+		rest = rest[i+1:]
+		if len(*partial) > 0 {
+			*partial = append(*partial, l...)
+			l = *partial
+			*partial = (*partial)[:0]
+		}
+		line(l)
+	}
+}
+
 func (d *dimWriter) Write(p []byte) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.buf = d.buf[:0]
-	rest := p
-	for {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			break
-		}
-		line := rest[:i]
-		rest = rest[i+1:]
-		if len(d.partial) > 0 {
-			d.partial = append(d.partial, line...)
-			line = d.partial
-			d.partial = d.partial[:0]
-		}
-		d.appendLine(line)
-	}
+	rest := eachLine(&d.partial, p, d.appendLine)
 	d.partial = append(d.partial, rest...)
 	if len(d.partial) > maxPartialLine {
 		cut := runeBoundary(d.partial)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -374,4 +375,15 @@ func wrapWords(s string, width int) []string {
 func firstGrapheme(s string) string {
 	_, n := utf8.DecodeRuneInString(s)
 	return s[:max(n, 1)]
+}
+
+// Age shows a wait the way a person reads it: "12s", "3m", "2h".
+func Age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return fmt.Sprintf("%dh", int(d.Hours()))
 }

@@ -142,20 +142,7 @@ type warnWriter struct {
 func (ww *warnWriter) Write(p []byte) (int, error) {
 	ww.mu.Lock()
 	defer ww.mu.Unlock()
-	rest := p
-	for {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			break
-		}
-		line := rest[:i]
-		if len(ww.partial) > 0 {
-			line = append(ww.partial, line...)
-			ww.partial = ww.partial[:0]
-		}
-		ww.w.Warn(ww.kind, string(line))
-		rest = rest[i+1:]
-	}
+	rest := eachLine(&ww.partial, p, func(line []byte) { ww.w.Warn(ww.kind, string(line)) })
 	if room := maxPartialLine - len(ww.partial); room > 0 {
 		ww.partial = append(ww.partial, rest[:min(len(rest), room)]...)
 	}

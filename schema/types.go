@@ -35,7 +35,7 @@ func parseShape(raw json.RawMessage) (*shape, error) {
 	}
 	var root map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &root); err != nil {
-		return nil, fmt.Errorf("input schema: want a JSON object, got %s", rawKind(trimmed))
+		return nil, fmt.Errorf("input schema: want a JSON object, got %s", RawKind(trimmed))
 	}
 	if p, ok := root["properties"]; ok && !isNull(p) {
 		names, props, err := orderedObject(p)
@@ -62,7 +62,7 @@ func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage, e
 		return nil, nil, err
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, nil, fmt.Errorf("want a JSON object, got %s", rawKind(bytes.TrimSpace(raw)))
+		return nil, nil, fmt.Errorf("want a JSON object, got %s", RawKind(raw))
 	}
 	var keys []string
 	vals := map[string]json.RawMessage{}
@@ -430,8 +430,10 @@ func kindOf(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// rawKind names the kind of a JSON text by its first byte.
-func rawKind(raw []byte) string {
+// RawKind is the JSON type of a JSON text by its first byte after white
+// space ("number" for any number), "nothing" for an empty text.
+func RawKind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "nothing"
 	}

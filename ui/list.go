@@ -24,6 +24,15 @@ type list struct {
 	offset int   // first row of shown on screen
 }
 
+// entries are the rows of items, each made by row.
+func entries[T any](items []T, row func(T) entry) []entry {
+	out := make([]entry, len(items))
+	for i, it := range items {
+		out[i] = row(it)
+	}
+	return out
+}
+
 func newList(items []entry) list {
 	l := list{items: items}
 	l.apply()
@@ -103,6 +112,72 @@ func (l *list) view(st *styles, width, height int) []string {
 	return rows
 }
 
+// navKey moves the cursor of a list h rows high by one of the keys both
+// views share (esc clears the filter), and reports whether key was one of
+// them.
+func (l *list) navKey(key string, h int) bool {
+	switch key {
+	case "down", "j":
+		l.move(1, h)
+	case "up", "k":
+		l.move(-1, h)
+	case "pgdown", "ctrl+f", " ":
+		l.move(h, h)
+	case "pgup", "ctrl+b":
+		l.move(-h, h)
+	case "home", "g":
+		l.home(h)
+	case "end", "G":
+		l.end(h)
+	case "esc":
+		l.setFilter("")
+	default:
+		return false
+	}
+	return true
+}
+
+// editFilter gives the filter input the focus, starting from the list's
+// filter.
+func (l *list) editFilter(in *textinput.Model) {
+	in.SetValue(l.filter)
+	in.CursorEnd()
+	in.Focus()
+}
+
+// splitTyped hands each key of a burst to key on its own: a terminal
+// delivers keys typed quickly in one read, which bubbletea reports as one
+// message. ok is false when k is a single key (or a paste).
+func splitTyped(k tea.KeyMsg, key func(tea.KeyMsg) tea.Cmd) (cmd tea.Cmd, ok bool) {
+	if k.Type != tea.KeyRunes || len(k.Runes) < 2 || k.Paste {
+		return nil, false
+	}
+	cmds := make([]tea.Cmd, 0, len(k.Runes))
+	for _, r := range k.Runes {
+		cmds = append(cmds, key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+	}
+	return tea.Batch(cmds...), true
+}
+
+// browse draws a list beside the details of its selected item: the list
+// leftW cells wide, the details (detail of an item, width cells wide) in
+// what is left of w, both h rows high. none is what an empty list shows.
+func (l *list) browse(st *styles, w, h, leftW int, none string, detail func(i, width int) []string) []string {
+	rightW := w - leftW - 3
+	if len(l.items) == 0 {
+		return []string{"", "  " + st.dim.Render(none)}
+	}
+	if len(l.shown) == 0 {
+		return []string{"", "  " + st.dim.Render("nothing matches the filter")}
+	}
+	left := pad(l.view(st, leftW, h), leftW, h)
+	var right []string
+	if i := l.selected(); i >= 0 && rightW > 10 {
+		right = pad(detail(i, rightW), rightW, h)
+	}
+	return sideBySide(left, right, leftW)
+}
+
 // filterKey applies a key typed while the filter input has the focus, the
 // same in both views: enter and the arrows keep the filter, esc clears it;
 // any other key edits it and the list follows. done reports that the
@@ -122,6 +197,12 @@ func (l *list) filterKey(in *textinput.Model, k tea.KeyMsg) (done bool, cmd tea.
 		l.setFilter(v)
 	}
 	return false, cmd
+}
+
+// view draws the text from its scroll position under its title, width
+// cells wide.
+func (t *textView) view(st *styles, width int) []string {
+	return append([]string{st.heading.Render(fit(t.title, width))}, t.lines[min(t.scroll, len(t.lines)):]...)
 }
 
 // scrollKey moves a text of height h rows by one of the scrolling keys

@@ -311,26 +311,10 @@ func (m *Model) connected(msg connectedMsg) tea.Cmd {
 		return tea.Quit
 	}
 	m.tools, m.resources, m.templates, m.prompts = msg.tools, msg.resources, msg.templates, msg.prompts
-	items := make([]entry, len(m.tools))
-	for i, t := range m.tools {
-		items[i] = newEntry(t.Name, t.Description)
-	}
-	m.lists[paneTools] = newList(items)
-	items = make([]entry, len(m.resources))
-	for i, r := range m.resources {
-		items[i] = newEntry(r.URI, r.Name)
-	}
-	m.lists[paneResources] = newList(items)
-	items = make([]entry, len(m.templates))
-	for i, t := range m.templates {
-		items[i] = newEntry(t.URITemplate, t.Name)
-	}
-	m.lists[paneTemplates] = newList(items)
-	items = make([]entry, len(m.prompts))
-	for i, p := range m.prompts {
-		items[i] = newEntry(p.Name, p.Description)
-	}
-	m.lists[panePrompts] = newList(items)
+	m.lists[paneTools] = newList(entries(m.tools, func(t client.Tool) entry { return newEntry(t.Name, t.Description) }))
+	m.lists[paneResources] = newList(entries(m.resources, func(r client.Resource) entry { return newEntry(r.URI, r.Name) }))
+	m.lists[paneTemplates] = newList(entries(m.templates, func(t client.ResourceTemplate) entry { return newEntry(t.URITemplate, t.Name) }))
+	m.lists[panePrompts] = newList(entries(m.prompts, func(p client.Prompt) entry { return newEntry(p.Name, p.Description) }))
 	m.showRoots()
 	return nil
 }
@@ -433,20 +417,24 @@ func (m *Model) addFrame(e frameMsg) {
 	l.appendShown()
 }
 
+// frameName names a frame in the frames pane by its direction and its
+// method, or as a response when it has only an id.
+func frameName(arrow, method, id string) string {
+	switch {
+	case method != "":
+		return arrow + " " + method
+	case id != "":
+		return arrow + " response"
+	}
+	return arrow + " ?"
+}
+
 func frameEntry(f frame) entry {
 	arrow := map[string]string{transport.DirectionSend: "→", transport.DirectionRecv: "←"}[f.dir]
 	if arrow == "" {
 		return newEntry("· "+f.event, "")
 	}
-	name := arrow + " "
-	switch {
-	case f.method != "":
-		name += f.method
-	case f.id != "":
-		name += "response"
-	default:
-		name += "?"
-	}
+	name := frameName(arrow, f.method, f.id)
 	var desc []string
 	if f.id != "" {
 		desc = append(desc, "id "+f.id)
@@ -554,14 +542,8 @@ func (m *Model) bodyHeight() int { return max(1, m.height-3) }
 
 // key handles a key press.
 func (m *Model) key(k tea.KeyMsg) (cmd tea.Cmd) {
-	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
-		// The terminal delivers keys typed quickly in one read, which
-		// bubbletea reports as one message: each is a key of its own.
-		var cmds []tea.Cmd
-		for _, r := range k.Runes {
-			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
-		}
-		return tea.Batch(cmds...)
+	if burst, ok := splitTyped(k, m.key); ok {
+		return burst
 	}
 	if k.Type == tea.KeyCtrlC {
 		return tea.Quit
@@ -622,6 +604,9 @@ func (m *Model) key(k tea.KeyMsg) (cmd tea.Cmd) {
 			cmd = tea.Batch(cmd, m.refreshTasks())
 		}
 	}()
+	if l.navKey(k.String(), h) {
+		return nil
+	}
 	switch k.String() {
 	case "q":
 		return tea.Quit
@@ -636,27 +621,11 @@ func (m *Model) key(k tea.KeyMsg) (cmd tea.Cmd) {
 		m.pane = pane(k.String()[0] - '1')
 	case "0":
 		m.pane = paneRoots
-	case "down", "j":
-		l.move(1, h)
-	case "up", "k":
-		l.move(-1, h)
-	case "pgdown", "ctrl+f", " ":
-		l.move(h, h)
-	case "pgup", "ctrl+b":
-		l.move(-h, h)
-	case "home", "g":
-		l.home(h)
-	case "end", "G":
-		l.end(h)
 	case "/":
 		if m.pane != paneServer {
 			m.mode = modeFilter
-			m.filter.SetValue(l.filter)
-			m.filter.CursorEnd()
-			m.filter.Focus()
+			l.editFilter(&m.filter)
 		}
-	case "esc":
-		l.setFilter("")
 	case "enter":
 		return m.open()
 	case "y":

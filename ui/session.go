@@ -630,11 +630,7 @@ func (m *SessionModel) setHeld(msg approvalsMsg) {
 func (m *SessionModel) showPage(p *framePage) {
 	m.page = p
 	l := &m.lists[spaneFrames]
-	items := make([]entry, len(p.frames))
-	for i, f := range p.frames {
-		items[i] = m.frameEntry(f)
-	}
-	l.items = items
+	l.items = entries(p.frames, m.frameEntry)
 	l.setFilter(l.filter)
 	m.status = fmt.Sprintf("frames %d–%d of %d, read from the log · ] newer · L live", p.from+1, p.from+len(p.frames), m.frameTotal)
 }
@@ -643,11 +639,7 @@ func (m *SessionModel) showPage(p *framePage) {
 func (m *SessionModel) live() {
 	m.page = nil
 	l := &m.lists[spaneFrames]
-	items := make([]entry, len(m.frames))
-	for i, f := range m.frames {
-		items[i] = m.frameEntry(f)
-	}
-	l.items = items
+	l.items = entries(m.frames, m.frameEntry)
 	l.setFilter(l.filter)
 	l.end(m.bodyHeight())
 }
@@ -666,15 +658,7 @@ func (m *SessionModel) frameEntry(f sframe) entry {
 	if f.dir == proxy.ServerToHost {
 		arrow = "←"
 	}
-	name := arrow + " "
-	switch {
-	case f.method != "":
-		name += f.method
-	case f.id != "":
-		name += "response"
-	default:
-		name += "?"
-	}
+	name := frameName(arrow, f.method, f.id)
 	desc := []string{f.at.In(m.opts.Location).Format("15:04:05.000")}
 	if f.id != "" {
 		desc = append(desc, "id "+f.id)

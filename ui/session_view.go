@@ -18,24 +18,18 @@ import (
 func (m *SessionModel) View() string {
 	w, h := m.width, m.height
 	body := m.bodyHeight()
-	lines := make([]string, 0, h)
-	lines = append(lines, fit(m.st.title.Render(m.titleText()), w))
-	lines = append(lines, m.tabs(w))
 	var content []string
 	switch {
 	case !m.found:
 		content = []string{"", "  Looking for proxy session " + oneLine(m.opts.Ref) + "…"}
 	case m.mode == modeText || m.mode == modeHelp:
-		t := &m.text
-		content = append([]string{m.st.heading.Render(fit(t.title, w))}, t.lines[min(t.scroll, len(t.lines)):]...)
+		content = m.text.view(m.st, w)
 	case m.pane == spaneTools:
 		content = m.toolsTable(w, body)
 	default:
 		content = m.browse(w, body)
 	}
-	lines = append(lines, pad(content, w, body)...)
-	lines = append(lines, fit(m.statusText(), w))
-	return strings.Join(lines, "\n")
+	return screen(m.st, w, h, body, m.titleText(), m.tabs(w), content, m.statusText())
 }
 
 func (m *SessionModel) titleText() string {
@@ -133,25 +127,11 @@ func (m *SessionModel) statusText() string {
 // browse draws a list pane: the list on the left, the selected item's
 // details on the right.
 func (m *SessionModel) browse(w, h int) []string {
-	l := &m.lists[m.pane]
-	leftW := max(16, min(48, w/2))
-	rightW := w - leftW - 3
-	if len(l.items) == 0 {
-		none := "(none)"
-		if m.pane == spaneApprovals && m.opts.Approvals == nil {
-			none = "(no approvals queue)"
-		}
-		return []string{"", "  " + m.st.dim.Render(none)}
+	none := "(none)"
+	if m.pane == spaneApprovals && m.opts.Approvals == nil {
+		none = "(no approvals queue)"
 	}
-	if len(l.shown) == 0 {
-		return []string{"", "  " + m.st.dim.Render("nothing matches the filter")}
-	}
-	left := pad(l.view(m.st, leftW, h), leftW, h)
-	var right []string
-	if i := l.selected(); i >= 0 && rightW > 10 {
-		right = pad(m.details(i, rightW), rightW, h)
-	}
-	return sideBySide(left, right, leftW)
+	return m.lists[m.pane].browse(m.st, w, h, max(16, min(48, w/2)), none, m.details)
 }
 
 // details are the fields of item i of the current pane, width cells wide.
@@ -205,23 +185,12 @@ func (m *SessionModel) details(i, width int) []string {
 		field("server", e.Server)
 		field("host", e.Host.String())
 		field("rule", e.Rule)
-		field("waiting", age(e.Age(m.opts.Now())))
+		field("waiting", render.Age(e.Age(m.opts.Now())))
 		lines = append(lines, "", "arguments")
 		lines = append(lines, strings.Split(render.WrapText(render.Sanitize(string(e.Arguments)), width), "\n")...)
 		return lines
 	}
 	return lines
-}
-
-// age shows a wait the way a person reads it: "12s", "3m", "2h".
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	}
-	return fmt.Sprintf("%dh", int(d.Hours()))
 }
 
 // toolsTable draws the per-tool counts and latency percentiles.
@@ -257,12 +226,8 @@ func (m *SessionModel) toolsTable(w, h int) []string {
 
 // key handles a key press.
 func (m *SessionModel) key(k tea.KeyMsg) tea.Cmd {
-	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
-		var cmds []tea.Cmd
-		for _, r := range k.Runes {
-			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
-		}
-		return tea.Batch(cmds...)
+	if cmd, ok := splitTyped(k, m.key); ok {
+		return cmd
 	}
 	if k.Type == tea.KeyCtrlC {
 		return tea.Quit
@@ -288,6 +253,9 @@ func (m *SessionModel) key(k tea.KeyMsg) tea.Cmd {
 		h--
 	}
 	l := &m.lists[m.pane]
+	if l.navKey(k.String(), h) {
+		return nil
+	}
 	switch k.String() {
 	case "q":
 		return tea.Quit
@@ -300,25 +268,9 @@ func (m *SessionModel) key(k tea.KeyMsg) tea.Cmd {
 		m.pane = (m.pane + spaneCount - 1) % spaneCount
 	case "1", "2", "3", "4", "5":
 		m.pane = spane(k.String()[0] - '1')
-	case "down", "j":
-		l.move(1, h)
-	case "up", "k":
-		l.move(-1, h)
-	case "pgdown", "ctrl+f", " ":
-		l.move(h, h)
-	case "pgup", "ctrl+b":
-		l.move(-h, h)
-	case "home", "g":
-		l.home(h)
-	case "end", "G":
-		l.end(h)
 	case "/":
 		m.mode = modeFilter
-		m.filter.SetValue(l.filter)
-		m.filter.CursorEnd()
-		m.filter.Focus()
-	case "esc":
-		l.setFilter("")
+		l.editFilter(&m.filter)
 	case "enter":
 		m.open()
 	case "[":

@@ -58,6 +58,16 @@ func oneLine(s string) string {
 	return s
 }
 
+// screen lays out a whole screen w cells wide and h rows high: the title
+// bar, the tabs, content in body rows and the status line.
+func screen(st *styles, w, h, body int, title, tabs string, content []string, status string) string {
+	lines := make([]string, 0, h)
+	lines = append(lines, fit(st.title.Render(title), w), tabs)
+	lines = append(lines, pad(content, w, body)...)
+	lines = append(lines, fit(status, w))
+	return strings.Join(lines, "\n")
+}
+
 // pad makes lines exactly height long and each cut to width.
 func pad(lines []string, width, height int) []string {
 	out := make([]string, 0, height)

@@ -14,9 +14,6 @@ import (
 func (m *Model) View() string {
 	w, h := m.width, m.height
 	body := m.bodyHeight()
-	lines := make([]string, 0, h)
-	lines = append(lines, fit(m.st.title.Render(m.titleText()), w))
-	lines = append(lines, m.tabs(w))
 	var content []string
 	switch {
 	case m.connecting:
@@ -32,8 +29,7 @@ func (m *Model) View() string {
 	case m.mode == modeArgForm:
 		content = m.argForm.view(m.st, w)
 	case m.mode == modeText || m.mode == modeHelp:
-		t := &m.text
-		content = append([]string{m.st.heading.Render(fit(t.title, w))}, t.lines[min(t.scroll, len(t.lines)):]...)
+		content = m.text.view(m.st, w)
 	case m.pane == paneServer:
 		content = m.serverLines(w)
 		m.serverScroll = min(m.serverScroll, max(0, len(content)-body))
@@ -41,9 +37,7 @@ func (m *Model) View() string {
 	default:
 		content = m.browse(w, body)
 	}
-	lines = append(lines, pad(content, w, body)...)
-	lines = append(lines, fit(m.statusText(), w))
-	return strings.Join(lines, "\n")
+	return screen(m.st, w, h, body, m.titleText(), m.tabs(w), content, m.statusText())
 }
 
 func (m *Model) titleText() string {
@@ -156,21 +150,8 @@ func (m *Model) statusText() string {
 // browse draws a list pane: the list on the left, the selected item's
 // description on the right.
 func (m *Model) browse(w, h int) []string {
-	l := &m.lists[m.pane]
-	leftW := max(16, min(40, w*2/5))
-	rightW := w - leftW - 3
-	if len(l.items) == 0 {
-		return []string{"", "  " + m.st.dim.Render("(none)")}
-	}
-	if len(l.shown) == 0 {
-		return []string{"", "  " + m.st.dim.Render("nothing matches the filter")}
-	}
-	left := pad(l.view(m.st, leftW, h), leftW, h)
-	var right []string
-	if i := l.selected(); i >= 0 && rightW > 10 {
-		right = pad(m.describe(m.pane, i, rightW), rightW, h)
-	}
-	return sideBySide(left, right, leftW)
+	detail := func(i, width int) []string { return m.describe(m.pane, i, width) }
+	return m.lists[m.pane].browse(m.st, w, h, max(16, min(40, w*2/5)), "(none)", detail)
 }
 
 // describe is item i of pane p as `mcpctl describe` shows it, width cells

@@ -249,12 +249,19 @@ func (s Server) Handle(method string, params json.RawMessage) (json.RawMessage, 
 // fails. received, if not nil, is called with the method of every request
 // and notification before it is handled.
 func (s Server) Serve(ctx context.Context, r io.Reader, w io.Writer, received func(method string)) error {
+	return ServeLines(ctx, r, func(line []byte) error { return s.serveOne(line, w, received) })
+}
+
+// ServeLines calls handle with each line read from r that is not blank,
+// until r ends (which returns nil), ctx is done or handle fails. Lines
+// may be of any length.
+func ServeLines(ctx context.Context, r io.Reader, handle func(line []byte) error) error {
 	br := bufio.NewReader(r)
 	for ctx.Err() == nil {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			if werr := s.serveOne(line, w, received); werr != nil {
-				return werr
+			if herr := handle(line); herr != nil {
+				return herr
 			}
 		}
 		if errors.Is(err, io.EOF) {

@@ -1,15 +1,14 @@
 package testserver
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpctl/mcpctl/internal/defectserver"
 )
 
 // rawServer is a minimal newline-delimited JSON-RPC server for the modes
@@ -37,22 +36,7 @@ type rawMessage struct {
 // serve answers the messages read from r on w until r ends (which returns
 // nil) or writing fails. Lines may be of any length.
 func (s *rawServer) serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	br := bufio.NewReader(r)
-	for ctx.Err() == nil {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			if err := s.handle(line, w); err != nil {
-				return err
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("reading: %w", err)
-		}
-	}
-	return nil
+	return defectserver.ServeLines(ctx, r, func(line []byte) error { return s.handle(line, w) })
 }
 
 func (s *rawServer) handle(line []byte, w io.Writer) error {
