@@ -270,18 +270,26 @@ func (c *Conn) take(ctx context.Context, line []byte, who *session.Identity) (ru
 	if c.ask.waiting.Load() > 0 && bytes.Contains(line, markApprovalID) && c.hostAnswer(line) {
 		return nil, true
 	}
-	call := bytes.Contains(line, markToolsCall) ||
-		(c.g.GovernReads && (bytes.Contains(line, markRead) || bytes.Contains(line, markPrompt)))
-	if !call {
+	if !c.g.mayGovern(line) {
 		c.observeHost(line)
 		return nil, false
 	}
 	trimmed := bytes.TrimLeft(line, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return c.batch(ctx, trimmed, who), false
+		run := c.batch(ctx, trimmed, who)
+		if run == nil {
+			c.refuseLine(&lineRefusal{code: client.CodeParseError, reason: "the batch is not valid JSON"})
+			return nil, true
+		}
+		return run, false
 	}
-	r, err := decodeRequest(line)
-	if err != nil || !c.governs(r.Method) || len(r.ID) == 0 {
+	r, err := c.g.readRequest(line)
+	if err != nil {
+		c.refuseLine(err)
+		return nil, true
+	}
+	if !c.g.governs(r.Method) {
+		c.observe(&r.message)
 		return nil, false
 	}
 	if c.inline && c.immediate(r, who) {
@@ -312,12 +320,13 @@ func (c *Conn) immediate(r *request, who *session.Identity) bool {
 	return c.g.Pipeline.Immediate(call)
 }
 
-func (c *Conn) governs(method string) bool {
+// governs reports whether requests of method are governed.
+func (g *Governor) governs(method string) bool {
 	switch method {
 	case "tools/call":
 		return true
 	case "resources/read", "prompts/get":
-		return c.g.GovernReads
+		return g.GovernReads
 	}
 	return false
 }
@@ -336,6 +345,11 @@ func (c *Conn) observeHost(line []byte) {
 	if json.Unmarshal(line, &m) != nil {
 		return
 	}
+	c.observe(&m)
+}
+
+// observe is [Conn.observeHost] for a message already read.
+func (c *Conn) observe(m *message) {
 	switch m.Method {
 	case "initialize":
 		var p struct {

@@ -203,8 +203,15 @@ func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, auth string) (gx
 	default:
 		return nil, false
 	}
-	if r.Body == nil || r.Body == http.NoBody || !jsonRPCBody(r.Header) {
+	if r.Body == nil || r.Body == http.NoBody {
 		return nil, false
+	}
+	if !jsonRPCBody(r.Header) {
+		// A server that took it as JSON all the same would run what the
+		// governor did not read.
+		h.Tap.Note("govern", map[string]any{"refused": "body", "reason": "Content-Type " + r.Header.Get("Content-Type")})
+		http.Error(w, "mcpctl proxy: a governed POST's body must be JSON (Content-Type: application/json); it was not relayed", http.StatusUnsupportedMediaType)
+		return nil, true
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, transport.DefaultMaxMessageSize+1))
 	if err != nil {
@@ -213,6 +220,16 @@ func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, auth string) (gx
 	}
 	if int64(len(body)) > transport.DefaultMaxMessageSize {
 		http.Error(w, fmt.Sprintf("mcpctl proxy: a request body over %d bytes is not relayed", transport.DefaultMaxMessageSize), http.StatusRequestEntityTooLarge)
+		return nil, true
+	}
+	if err := h.Govern.Screen(body); err != nil {
+		answer := RefusalAnswer(err)
+		bridgeTapSession(h.Tap, HostToServer, r.Header.Get(bridgeSessionHeader), bytes.TrimSpace(body))
+		h.Tap.Note("govern", map[string]any{"refused": "line", "reason": err.Error()})
+		bridgeTapSession(h.Tap, ServerToHost, r.Header.Get(bridgeSessionHeader), answer)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(answer)
 		return nil, true
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
