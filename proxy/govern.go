@@ -427,10 +427,31 @@ func (c *Conn) FromServer(line []byte) bool {
 	if idle {
 		return false
 	}
+	if t := bytes.TrimLeft(line, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		return c.serverBatch(t)
+	}
 	// The whole answer is decoded here, once: a governed call's stages
 	// read it from this decoding.
 	a := &reply{line: line}
-	if a.err = json.Unmarshal(line, &a.m); len(a.m.ID) == 0 {
+	a.err = json.Unmarshal(line, &a.m)
+	if why := serverAmbiguity(line, a.err); why != "" {
+		// The host might read it as an answer the governor did not see:
+		// it goes no further; a call the governor reads it as answering
+		// fails.
+		c.noteServerLine(line, why)
+		if len(a.m.ID) > 0 {
+			a.err = errors.New(why)
+			c.mu.Lock()
+			w, waiting := c.waiting[idKey(a.m.ID)]
+			delete(c.waiting, idKey(a.m.ID))
+			c.mu.Unlock()
+			if waiting {
+				w.deliver(a)
+			}
+		}
+		return true
+	}
+	if len(a.m.ID) == 0 {
 		return false
 	}
 	key := idKey(a.m.ID)

@@ -203,3 +203,77 @@ func distinctMembers(obj []byte, known []string) error {
 	}
 	return fmt.Errorf("its members cannot be read")
 }
+
+// serverAmbiguity says why a server's line, read while the governor waits
+// for answers, could be read by the host as an answer the governor does
+// not see as one ("" when it cannot): its envelope's members given twice
+// or in another case, or JSON encoding/json rejects (decodeErr) that
+// could hold an id. Other text a server writes to its stdout (a log line
+// by mistake) passes as it is.
+func serverAmbiguity(line []byte, decodeErr error) string {
+	if decodeErr != nil {
+		if json.Valid(line) || (bytes.IndexByte(line, '\\') < 0 && !bytes.Contains(line, []byte(`"id"`))) {
+			return ""
+		}
+		return "the server's line is not JSON the governor can read, and the host might read it as an answer"
+	}
+	if err := distinctMembers(line, envelopeMembers); err != nil {
+		return "the server's message: " + err.Error()
+	}
+	return ""
+}
+
+// serverBatch is [Conn.FromServer] for a JSON array from the server: when
+// it holds an answer the governor waits for, or one it cannot read as the
+// host would, each message is taken on its own, and the others go to the
+// host one by one; otherwise it goes on as it came.
+func (c *Conn) serverBatch(line []byte) bool {
+	var items []json.RawMessage
+	if err := json.Unmarshal(line, &items); err != nil {
+		if why := serverAmbiguity(line, err); why != "" {
+			c.noteServerLine(line, why)
+			return true
+		}
+		return false
+	}
+	mine := false
+	for _, it := range items {
+		var m message
+		err := json.Unmarshal(it, &m)
+		if serverAmbiguity(it, err) != "" {
+			mine = true
+			break
+		}
+		if len(m.ID) > 0 {
+			key := idKey(m.ID)
+			c.mu.Lock()
+			_, waiting := c.waiting[key]
+			mine = waiting || c.lists[key] || key == c.initID
+			c.mu.Unlock()
+			if mine {
+				break
+			}
+		}
+	}
+	if !mine {
+		return false
+	}
+	for _, it := range items {
+		it = bytes.TrimSpace(it)
+		if !c.FromServer(it) {
+			c.tapFrame(ServerToHost, it)
+			_ = c.out.ToHost(it)
+		}
+	}
+	return true
+}
+
+// noteServerLine tells the tap of a server's line the governor kept from
+// the host, with the line's start, which no other frame shows.
+func (c *Conn) noteServerLine(line []byte, why string) {
+	start := line
+	if len(start) > 200 {
+		start = start[:200]
+	}
+	c.note(map[string]any{"refused": "server-line", "reason": why, "line": string(start)})
+}
