@@ -206,6 +206,9 @@ type Conn struct {
 	// the server, rather than on a goroutine of its own: the shim's
 	// choice, whose host writes do not wait on the server's reader.
 	inline bool
+	// lines is set when messages are lines of a stream (stdio), which
+	// some readers also end at a carriage return.
+	lines bool
 }
 
 // Conn starts governing a host session whose messages go to out.
@@ -282,6 +285,13 @@ func (c *Conn) take(ctx context.Context, line []byte, who *session.Identity) (ru
 			return nil, true
 		}
 		return run, false
+	}
+	if c.lines && bytes.IndexByte(line, '\r') >= 0 {
+		// JSON takes a carriage return for a space; a server reading
+		// lines as Python's text streams or Node's readline do ends a
+		// line there, and could read a call the governor did not.
+		c.refuseLine(&lineRefusal{code: client.CodeInvalidRequest, reason: "a carriage return inside a line, where some servers end a line"})
+		return nil, true
 	}
 	r, err := c.g.readRequest(line)
 	if err != nil {
@@ -434,7 +444,11 @@ func (c *Conn) FromServer(line []byte) bool {
 	// read it from this decoding.
 	a := &reply{line: line}
 	a.err = json.Unmarshal(line, &a.m)
-	if why := serverAmbiguity(line, a.err); why != "" {
+	why := serverAmbiguity(line, a.err)
+	if why == "" && c.lines && bytes.IndexByte(line, '\r') >= 0 {
+		why = "a carriage return inside the server's line, where some hosts end a line"
+	}
+	if why != "" {
 		// The host might read it as an answer the governor did not see:
 		// it goes no further; a call the governor reads it as answering
 		// fails.

@@ -206,11 +206,12 @@ func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, auth string) (gx
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, false
 	}
-	if !jsonRPCBody(r.Header) {
-		// A server that took it as JSON all the same would run what the
-		// governor did not read.
-		h.Tap.Note("govern", map[string]any{"refused": "body", "reason": "Content-Type " + r.Header.Get("Content-Type")})
-		http.Error(w, "mcpctl proxy: a governed POST's body must be JSON (Content-Type: application/json); it was not relayed", http.StatusUnsupportedMediaType)
+	if why := unreadableBody(r.Header); why != "" {
+		// A server that reads it all the same (takes it as JSON, decodes
+		// its charset or compression) would run what the governor did not
+		// read.
+		h.Tap.Note("govern", map[string]any{"refused": "body", "reason": why})
+		http.Error(w, "mcpctl proxy: a governed POST's body must be JSON in UTF-8, uncompressed: "+why+"; it was not relayed", http.StatusUnsupportedMediaType)
 		return nil, true
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, transport.DefaultMaxMessageSize+1))
@@ -649,4 +650,21 @@ func (st *hostStream) take() [][]byte {
 	out := st.captured
 	st.captured = nil
 	return out
+}
+
+// unreadableBody says why the governor cannot read a POST's body as the
+// server would ("" when it can): not declared JSON, in another charset
+// than UTF-8, or compressed.
+func unreadableBody(h http.Header) string {
+	if !jsonRPCBody(h) {
+		return "Content-Type " + h.Get("Content-Type")
+	}
+	if _, params, _ := mime.ParseMediaType(h.Get("Content-Type")); params["charset"] != "" &&
+		!strings.EqualFold(params["charset"], "utf-8") && !strings.EqualFold(params["charset"], "utf8") {
+		return "charset " + params["charset"]
+	}
+	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return "Content-Encoding " + ce
+	}
+	return ""
 }

@@ -587,6 +587,10 @@ func TestHTTPGovernedScreensBodies(t *testing.T) {
 	post := func(contentType, body string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/mcp", strings.NewReader(body))
+		if ct, ok := strings.CutSuffix(contentType, "; gzip"); ok {
+			req.Header.Set("Content-Encoding", "gzip")
+			contentType = ct
+		}
 		req.Header.Set("Content-Type", contentType)
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
@@ -607,9 +611,11 @@ func TestHTTPGovernedScreensBodies(t *testing.T) {
 	if code != http.StatusBadRequest || !strings.Contains(got, `"code":-32600`) || !strings.Contains(got, `"id":1`) {
 		t.Errorf("a method given twice: %d %s", code, got)
 	}
-	code, got = post("text/plain", call+`"method":"tools/call","params":{"name":"drop_table","arguments":{}}}`)
-	if code != http.StatusUnsupportedMediaType {
-		t.Errorf("a body not declared JSON: %d %s", code, got)
+	for _, ct := range []string{"text/plain", "application/json; charset=utf-16le", "application/json; gzip"} {
+		code, got = post(ct, call+`"method":"tools/call","params":{"name":"drop_table","arguments":{}}}`)
+		if code != http.StatusUnsupportedMediaType {
+			t.Errorf("a body of %s: %d %s", ct, code, got)
+		}
 	}
 	if s := log.String(); strings.Contains(s, "drop_table") {
 		t.Errorf("the server got:\n%s", s)

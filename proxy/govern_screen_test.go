@@ -56,6 +56,24 @@ func TestGovernScreensAmbiguousLines(t *testing.T) {
 	}
 }
 
+// TestGovernScreensCarriageReturns: on stdio, where some servers end a
+// line at a carriage return, a line holding one is refused: JSON reads it
+// as a space, and the part after it could be a call of its own.
+func TestGovernScreensCarriageReturns(t *testing.T) {
+	g, _ := governor(t, `"*": {sensitivity: low}`, ToolFilter{Deny: []string{"drop_*"}}, nil)
+	w := newWire()
+	c := g.Conn(w)
+	c.lines = true
+	line := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"p\":[\r{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"drop_table\"}}\r]}"
+	run, done := c.take(context.Background(), []byte(line), nil)
+	if run != nil || !done {
+		t.Fatalf("the line was not refused (run %v, done %v)", run != nil, done)
+	}
+	if got := outcome(t, w); got != "refused -32600" {
+		t.Errorf("got %s", got)
+	}
+}
+
 // outcome reads what a taken line came to: sent to the server, refused by
 // policy or by the screen (with its code), or nothing at all.
 func outcome(t *testing.T, w *wire) string {
