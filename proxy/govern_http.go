@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/transport"
 )
@@ -223,7 +224,11 @@ func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, auth string) (gx
 		http.Error(w, fmt.Sprintf("mcpctl proxy: a request body over %d bytes is not relayed", transport.DefaultMaxMessageSize), http.StatusRequestEntityTooLarge)
 		return nil, true
 	}
-	if err := h.Govern.Screen(body); err != nil {
+	err = h.Govern.Screen(body)
+	if err == nil {
+		err = mirrorMismatch(r.Header, body)
+	}
+	if err != nil {
 		answer := RefusalAnswer(err)
 		bridgeTapSession(h.Tap, HostToServer, r.Header.Get(bridgeSessionHeader), bytes.TrimSpace(body))
 		h.Tap.Note("govern", map[string]any{"refused": "line", "reason": err.Error()})
@@ -667,4 +672,34 @@ func unreadableBody(h http.Header) string {
 		return "Content-Encoding " + ce
 	}
 	return ""
+}
+
+// mirrorMismatch refuses a POST whose Mcp-Method or Mcp-Name header (the
+// 2026-07-28 revision mirrors them from the body for intermediaries)
+// names another method or tool than its body: whatever acts on the
+// headers beyond the proxy would act on another call than the one
+// governed. Absent headers agree.
+func mirrorMismatch(h http.Header, body []byte) error {
+	if h.Get("Mcp-Method") == "" && h.Get("Mcp-Name") == "" {
+		return nil
+	}
+	m, ok := bridgePeekOne(bytes.TrimSpace(body))
+	if !ok {
+		return &lineRefusal{code: client.CodeInvalidRequest, reason: "a body with Mcp-Method or Mcp-Name headers must be one message"}
+	}
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	_ = json.Unmarshal(m.params, &p)
+	name := p.Name
+	if m.method == "resources/read" {
+		name = p.URI
+	}
+	for _, hv := range []struct{ header, want string }{{"Mcp-Method", m.method}, {"Mcp-Name", name}} {
+		if got := h.Get(hv.header); got != "" && got != hv.want && bridgeHeaderDecode(got) != hv.want {
+			return &lineRefusal{code: bridgeCodeHeaderMismatch, id: m.id, reason: fmt.Sprintf("Header mismatch: the %s header %q does not match the body's %q", hv.header, got, hv.want)}
+		}
+	}
+	return nil
 }

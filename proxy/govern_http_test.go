@@ -611,6 +611,20 @@ func TestHTTPGovernedScreensBodies(t *testing.T) {
 	if code != http.StatusBadRequest || !strings.Contains(got, `"code":-32600`) || !strings.Contains(got, `"id":1`) {
 		t.Errorf("a method given twice: %d %s", code, got)
 	}
+	req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/mcp", strings.NewReader(call+`"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "drop_table")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `"code":-32020`) {
+		t.Errorf("an Mcp-Name header naming another tool: %d %s", resp.StatusCode, b)
+	}
 	for _, ct := range []string{"text/plain", "application/json; charset=utf-16le", "application/json; gzip"} {
 		code, got = post(ct, call+`"method":"tools/call","params":{"name":"drop_table","arguments":{}}}`)
 		if code != http.StatusUnsupportedMediaType {
