@@ -26,11 +26,15 @@ import (
 
 // pinned reports the members of a tool definition that are pinned: what
 // a model is shown and what the host checks calls against. Others, such
-// as _meta and icons, may change from one listing to the next.
+// as _meta and icons, may change from one listing to the next. A member
+// named as one of them in another case is pinned too: a host decoding
+// with Go's encoding/json, which matches names regardless of case, reads
+// "Description" as the description.
 func pinned(member string) bool {
-	switch member {
-	case "name", "title", "description", "inputSchema", "outputSchema", "annotations":
-		return true
+	for _, p := range [...]string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"} {
+		if strings.EqualFold(member, p) {
+			return true
+		}
 	}
 	return false
 }

@@ -206,6 +206,9 @@ type Conn struct {
 	// the server, rather than on a goroutine of its own: the shim's
 	// choice, whose host writes do not wait on the server's reader.
 	inline bool
+	// lines is set when messages are lines of a stream (stdio), which
+	// some readers also end at a carriage return.
+	lines bool
 }
 
 // Conn starts governing a host session whose messages go to out.
@@ -270,18 +273,33 @@ func (c *Conn) take(ctx context.Context, line []byte, who *session.Identity) (ru
 	if c.ask.waiting.Load() > 0 && bytes.Contains(line, markApprovalID) && c.hostAnswer(line) {
 		return nil, true
 	}
-	call := bytes.Contains(line, markToolsCall) ||
-		(c.g.GovernReads && (bytes.Contains(line, markRead) || bytes.Contains(line, markPrompt)))
-	if !call {
+	if !c.g.mayGovern(line) {
 		c.observeHost(line)
 		return nil, false
 	}
 	trimmed := bytes.TrimLeft(line, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return c.batch(ctx, trimmed, who), false
+		run := c.batch(ctx, trimmed, who)
+		if run == nil {
+			c.refuseLine(&lineRefusal{code: client.CodeParseError, reason: "the batch is not valid JSON"})
+			return nil, true
+		}
+		return run, false
 	}
-	r, err := decodeRequest(line)
-	if err != nil || !c.governs(r.Method) || len(r.ID) == 0 {
+	if c.lines && bytes.IndexByte(line, '\r') >= 0 {
+		// JSON takes a carriage return for a space; a server reading
+		// lines as Python's text streams or Node's readline do ends a
+		// line there, and could read a call the governor did not.
+		c.refuseLine(&lineRefusal{code: client.CodeInvalidRequest, reason: "a carriage return inside a line, where some servers end a line"})
+		return nil, true
+	}
+	r, err := c.g.readRequest(line)
+	if err != nil {
+		c.refuseLine(err)
+		return nil, true
+	}
+	if !c.g.governs(r.Method) {
+		c.observe(&r.message)
 		return nil, false
 	}
 	if c.inline && c.immediate(r, who) {
@@ -312,12 +330,13 @@ func (c *Conn) immediate(r *request, who *session.Identity) bool {
 	return c.g.Pipeline.Immediate(call)
 }
 
-func (c *Conn) governs(method string) bool {
+// governs reports whether requests of method are governed.
+func (g *Governor) governs(method string) bool {
 	switch method {
 	case "tools/call":
 		return true
 	case "resources/read", "prompts/get":
-		return c.g.GovernReads
+		return g.GovernReads
 	}
 	return false
 }
@@ -336,6 +355,11 @@ func (c *Conn) observeHost(line []byte) {
 	if json.Unmarshal(line, &m) != nil {
 		return
 	}
+	c.observe(&m)
+}
+
+// observe is [Conn.observeHost] for a message already read.
+func (c *Conn) observe(m *message) {
 	switch m.Method {
 	case "initialize":
 		var p struct {
@@ -413,10 +437,35 @@ func (c *Conn) FromServer(line []byte) bool {
 	if idle {
 		return false
 	}
+	if t := bytes.TrimLeft(line, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		return c.serverBatch(t)
+	}
 	// The whole answer is decoded here, once: a governed call's stages
 	// read it from this decoding.
 	a := &reply{line: line}
-	if a.err = json.Unmarshal(line, &a.m); len(a.m.ID) == 0 {
+	a.err = json.Unmarshal(line, &a.m)
+	why := serverAmbiguity(line, a.err)
+	if why == "" && c.lines && bytes.IndexByte(line, '\r') >= 0 {
+		why = "a carriage return inside the server's line, where some hosts end a line"
+	}
+	if why != "" {
+		// The host might read it as an answer the governor did not see:
+		// it goes no further; a call the governor reads it as answering
+		// fails.
+		c.noteServerLine(line, why)
+		if len(a.m.ID) > 0 {
+			a.err = errors.New(why)
+			c.mu.Lock()
+			w, waiting := c.waiting[idKey(a.m.ID)]
+			delete(c.waiting, idKey(a.m.ID))
+			c.mu.Unlock()
+			if waiting {
+				w.deliver(a)
+			}
+		}
+		return true
+	}
+	if len(a.m.ID) == 0 {
 		return false
 	}
 	key := idKey(a.m.ID)

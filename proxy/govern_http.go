@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpctl/mcpctl/client"
 	"github.com/mcpctl/mcpctl/session"
 	"github.com/mcpctl/mcpctl/transport"
 )
@@ -203,8 +204,16 @@ func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, auth string) (gx
 	default:
 		return nil, false
 	}
-	if r.Body == nil || r.Body == http.NoBody || !jsonRPCBody(r.Header) {
+	if r.Body == nil || r.Body == http.NoBody {
 		return nil, false
+	}
+	if why := unreadableBody(r.Header); why != "" {
+		// A server that reads it all the same (takes it as JSON, decodes
+		// its charset or compression) would run what the governor did not
+		// read.
+		h.Tap.Note("govern", map[string]any{"refused": "body", "reason": why})
+		http.Error(w, "mcpctl proxy: a governed POST's body must be JSON in UTF-8, uncompressed: "+why+"; it was not relayed", http.StatusUnsupportedMediaType)
+		return nil, true
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, transport.DefaultMaxMessageSize+1))
 	if err != nil {
@@ -213,6 +222,20 @@ func (h *HTTP) governed(w http.ResponseWriter, r *http.Request, auth string) (gx
 	}
 	if int64(len(body)) > transport.DefaultMaxMessageSize {
 		http.Error(w, fmt.Sprintf("mcpctl proxy: a request body over %d bytes is not relayed", transport.DefaultMaxMessageSize), http.StatusRequestEntityTooLarge)
+		return nil, true
+	}
+	err = h.Govern.Screen(body)
+	if err == nil {
+		err = mirrorMismatch(r.Header, body)
+	}
+	if err != nil {
+		answer := RefusalAnswer(err)
+		bridgeTapSession(h.Tap, HostToServer, r.Header.Get(bridgeSessionHeader), bytes.TrimSpace(body))
+		h.Tap.Note("govern", map[string]any{"refused": "line", "reason": err.Error()})
+		bridgeTapSession(h.Tap, ServerToHost, r.Header.Get(bridgeSessionHeader), answer)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(answer)
 		return nil, true
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -632,4 +655,51 @@ func (st *hostStream) take() [][]byte {
 	out := st.captured
 	st.captured = nil
 	return out
+}
+
+// unreadableBody says why the governor cannot read a POST's body as the
+// server would ("" when it can): not declared JSON, in another charset
+// than UTF-8, or compressed.
+func unreadableBody(h http.Header) string {
+	if !jsonRPCBody(h) {
+		return "Content-Type " + h.Get("Content-Type")
+	}
+	if _, params, _ := mime.ParseMediaType(h.Get("Content-Type")); params["charset"] != "" &&
+		!strings.EqualFold(params["charset"], "utf-8") && !strings.EqualFold(params["charset"], "utf8") {
+		return "charset " + params["charset"]
+	}
+	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return "Content-Encoding " + ce
+	}
+	return ""
+}
+
+// mirrorMismatch refuses a POST whose Mcp-Method or Mcp-Name header (the
+// 2026-07-28 revision mirrors them from the body for intermediaries)
+// names another method or tool than its body: whatever acts on the
+// headers beyond the proxy would act on another call than the one
+// governed. Absent headers agree.
+func mirrorMismatch(h http.Header, body []byte) error {
+	if h.Get("Mcp-Method") == "" && h.Get("Mcp-Name") == "" {
+		return nil
+	}
+	m, ok := bridgePeekOne(bytes.TrimSpace(body))
+	if !ok {
+		return &lineRefusal{code: client.CodeInvalidRequest, reason: "a body with Mcp-Method or Mcp-Name headers must be one message"}
+	}
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	_ = json.Unmarshal(m.params, &p)
+	name := p.Name
+	if m.method == "resources/read" {
+		name = p.URI
+	}
+	for _, hv := range []struct{ header, want string }{{"Mcp-Method", m.method}, {"Mcp-Name", name}} {
+		if got := h.Get(hv.header); got != "" && got != hv.want && bridgeHeaderDecode(got) != hv.want {
+			return &lineRefusal{code: bridgeCodeHeaderMismatch, id: m.id, reason: fmt.Sprintf("Header mismatch: the %s header %q does not match the body's %q", hv.header, got, hv.want)}
+		}
+	}
+	return nil
 }

@@ -569,3 +569,69 @@ func TestHTTPGovernedApprovalByElicitation(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPGovernedScreensBodies: the governed reverse proxy relays no POST
+// a server could read as a call the governor did not: an escaped method is
+// governed as the call it is, an ambiguous body is answered 400 with a
+// JSON-RPC error, and a body not declared JSON 415; the server gets none.
+func TestHTTPGovernedScreensBodies(t *testing.T) {
+	log := &bodyLog{next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return governedServer() }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})}
+	up := httptest.NewServer(log)
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/mcp")
+	g, _ := governor(t, `"*": {sensitivity: low}`, ToolFilter{Deny: []string{"drop_*"}}, nil)
+	tap := NewTap(&recorder{}, 0, 0)
+	defer tap.Close()
+	proxy := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Timeout: 10 * time.Second, Govern: g})
+	defer proxy.Close()
+	post := func(contentType, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/mcp", strings.NewReader(body))
+		if ct, ok := strings.CutSuffix(contentType, "; gzip"); ok {
+			req.Header.Set("Content-Encoding", "gzip")
+			contentType = ct
+		}
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	const call = `{"jsonrpc":"2.0","id":1,`
+	code, got := post("application/json", call+`"method":"tools\/call","params":{"name":"drop_table","arguments":{}}}`)
+	if !strings.Contains(got, "refused by policy: drop_table") {
+		t.Errorf("the escaped call: %d %s", code, got)
+	}
+	code, got = post("application/json", call+`"method":"tools/call","Method":"ping","params":{"name":"drop_table","arguments":{}}}`)
+	if code != http.StatusBadRequest || !strings.Contains(got, `"code":-32600`) || !strings.Contains(got, `"id":1`) {
+		t.Errorf("a method given twice: %d %s", code, got)
+	}
+	req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/mcp", strings.NewReader(call+`"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "drop_table")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `"code":-32020`) {
+		t.Errorf("an Mcp-Name header naming another tool: %d %s", resp.StatusCode, b)
+	}
+	for _, ct := range []string{"text/plain", "application/json; charset=utf-16le", "application/json; gzip"} {
+		code, got = post(ct, call+`"method":"tools/call","params":{"name":"drop_table","arguments":{}}}`)
+		if code != http.StatusUnsupportedMediaType {
+			t.Errorf("a body of %s: %d %s", ct, code, got)
+		}
+	}
+	if s := log.String(); strings.Contains(s, "drop_table") {
+		t.Errorf("the server got:\n%s", s)
+	}
+}

@@ -131,7 +131,7 @@ func (s *Stdio) Run() (int, error) {
 		defer cancel() // held calls end with the session
 		server, host := &lineWriter{w: ends.toServer}, &lineWriter{w: ends.out}
 		conn := s.Govern.Conn(stdioOutbox{server: server, host: host})
-		conn.inline = true
+		conn.inline, conn.lines = true, true
 		go func() {
 			err := relayHostGoverned(ctx, conn, server, ends.in, s.Tap)
 			stdinW.Close()
