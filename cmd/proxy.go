@@ -87,6 +87,11 @@ Logs: mcpctl proxy ls, watch --session, check, export, mock; docs/proxy.md.`,
 			if opts.Govern.Given && (opts.URL != "" || opts.Listen != "") && (opts.URL == "" || opts.Listen == "") {
 				return flagErrorf("the governance flags (mcpctl help governance) apply to the stdio shim (-- SERVER) and the HTTP reverse proxy (--listen --url), not to the bridges")
 			}
+			// Checked before the shape is chosen: a mistyped mode is
+			// otherwise ignored by the shapes that have no use for it.
+			if opts.Auth != "transparent" && opts.Auth != "mcpctl" {
+				return flagErrorf("--auth %s: give transparent or mcpctl", opts.Auth)
+			}
 			if opts.URL != "" || opts.Listen != "" {
 				return runProxyBridge(cmd.Context(), f, opts)
 			}
