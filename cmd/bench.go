@@ -104,8 +104,10 @@ func (o *BenchOptions) validate(cmd *cobra.Command) error {
 		return flagErrorf("--concurrency must be at least 1, got %d", o.Concurrency)
 	case o.Warmup < 0:
 		return flagErrorf("--warmup must be positive, got %d", o.Warmup)
-	case o.Requests < 0:
+	case o.Requests < 0 || (o.Requests == 0 && cmd.Flags().Changed("requests")):
 		return flagErrorf("--requests must be positive, got %d", o.Requests)
+	case o.Duration < 0 || (o.Duration == 0 && cmd.Flags().Changed("duration")):
+		return flagErrorf("--duration must be positive, got %s", o.Duration)
 	case cmd.Flags().Changed("requests") && cmd.Flags().Changed("duration"):
 		return flagErrorf("--requests and --duration both say when to stop: give one")
 	case o.Ping && o.Tool != "":
