@@ -184,6 +184,9 @@ func runProxy(f *Factory, opts *ProxyOptions) error {
 // logPaths parses --redact-path and checks the log flags against each
 // other.
 func (o *ProxyOptions) logPaths() ([]proxy.RedactPath, error) {
+	if o.Keep < 0 {
+		return nil, flagErrorf("--keep must not be negative, got %d", o.Keep)
+	}
 	if o.NoLog && o.Log != "" {
 		return nil, flagErrorf("--no-log and --log ask for different things: give one of them")
 	}

@@ -195,6 +195,14 @@ sessions are never removed.`,
   mcpctl proxy prune --keep 0 --older-than 168h`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Checked before anything is removed: a negative --older-than
+			// would reach into the future and remove every ended session.
+			if opts.Keep < 0 {
+				return flagErrorf("--keep must not be negative, got %d", opts.Keep)
+			}
+			if opts.OlderThan < 0 {
+				return flagErrorf("--older-than must not be negative, got %s", opts.OlderThan)
+			}
 			store, err := f.proxyStore()
 			if err != nil {
 				return err
