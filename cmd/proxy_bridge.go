@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -202,6 +203,12 @@ func runProxyToStdio(ctx context.Context, f *Factory, opts *ProxyOptions) error 
 	}
 	if opts.Bridge.IdleTimeout < 0 {
 		return flagErrorf("--idle-timeout must not be negative")
+	}
+	// Each HTTP session starts the server on its own; a command that
+	// cannot start would otherwise be served, and fail, session after
+	// session.
+	if _, err := exec.LookPath(opts.Server[0]); err != nil {
+		return &proxy.StartError{Command: opts.Server[0], Err: err}
 	}
 	ios := f.IOStreams
 	ln, err := net.Listen("tcp", addr)
