@@ -92,6 +92,12 @@ Logs: mcpctl proxy ls, watch --session, check, export, mock; docs/proxy.md.`,
 			if opts.Auth != "transparent" && opts.Auth != "mcpctl" {
 				return flagErrorf("--auth %s: give transparent or mcpctl", opts.Auth)
 			}
+			if t := opts.Bridge.Upstream.Transport; t != "auto" && t != "http" && t != "sse" {
+				return flagErrorf("invalid --transport %q: expected auto, http or sse", t)
+			}
+			if opts.Timeout < 0 {
+				return flagErrorf("--timeout must not be negative, got %s (0: no bound)", opts.Timeout)
+			}
 			if opts.URL != "" || opts.Listen != "" {
 				return runProxyBridge(cmd.Context(), f, opts)
 			}
