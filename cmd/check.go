@@ -137,11 +137,6 @@ func runCheck(f *Factory, opts *CheckOptions) error {
 			failed++
 		}
 	}
-	if opts.JUnit != "" {
-		if err := writeReportFile(opts.JUnit, false, func(w *os.File) error { return testrun.WriteJUnit(w, checkJUnit(name, verdicts)) }); err != nil {
-			return fmt.Errorf("writing the JUnit report: %w", err)
-		}
-	}
 	p := f.IOStreams.Printer()
 	if opts.Output.structured() {
 		if err := opts.Output.write(p, map[string]any{"session": name, "passed": failed == 0, "checks": verdicts, "summary": sum}); err != nil {
@@ -162,6 +157,13 @@ func runCheck(f *Factory, opts *CheckOptions) error {
 			}
 		}
 		fmt.Fprintf(out, "%s: %d calls, %d of %d checks failed\n", name, sum.CallCount, failed, len(verdicts))
+	}
+	// The report file is written after the verdicts are shown, so that
+	// a --junit path that cannot be written loses nothing but itself.
+	if opts.JUnit != "" {
+		if err := writeReportFile(opts.JUnit, false, func(w *os.File) error { return testrun.WriteJUnit(w, checkJUnit(name, verdicts)) }); err != nil {
+			return fmt.Errorf("writing the JUnit report: %w", err)
+		}
 	}
 	if failed > 0 {
 		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("%s: %d of %d checks failed", name, failed, len(verdicts))}
