@@ -96,16 +96,25 @@ Guide: docs/load-and-fuzz.md.`,
 	return cmd
 }
 
+// maxBenchConcurrency bounds --concurrency.
+const maxBenchConcurrency = 1024
+
 func (o *BenchOptions) validate(cmd *cobra.Command) error {
 	switch {
 	case o.Format != "text" && o.Format != "json":
 		return flagErrorf("invalid --output %q: expected text or json", o.Format)
 	case o.Concurrency < 1:
 		return flagErrorf("--concurrency must be at least 1, got %d", o.Concurrency)
+	case o.Concurrency > maxBenchConcurrency:
+		// Over HTTP each worker opens a session before the run starts:
+		// a mistyped count would open that many, one by one.
+		return flagErrorf("--concurrency must be at most %d, got %d", maxBenchConcurrency, o.Concurrency)
 	case o.Warmup < 0:
 		return flagErrorf("--warmup must be positive, got %d", o.Warmup)
-	case o.Requests < 0:
+	case o.Requests < 0 || (o.Requests == 0 && cmd.Flags().Changed("requests")):
 		return flagErrorf("--requests must be positive, got %d", o.Requests)
+	case o.Duration < 0 || (o.Duration == 0 && cmd.Flags().Changed("duration")):
+		return flagErrorf("--duration must be positive, got %s", o.Duration)
 	case cmd.Flags().Changed("requests") && cmd.Flags().Changed("duration"):
 		return flagErrorf("--requests and --duration both say when to stop: give one")
 	case o.Ping && o.Tool != "":

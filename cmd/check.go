@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/proxy"
+	"github.com/mcpctl/mcpctl/render"
 	"github.com/mcpctl/mcpctl/testrun"
 )
 
@@ -91,6 +93,9 @@ func runCheck(f *Factory, opts *CheckOptions) error {
 			return flagErrorf("--allow %s: not a kind of finding; one of %s", k, strings.Join(checkKinds, ", "))
 		}
 	}
+	if opts.maxDuration < 0 {
+		return flagErrorf("--max-duration must not be negative, got %s", opts.maxDuration)
+	}
 	if opts.Update && opts.Baseline == "" {
 		return flagErrorf("--update-baseline needs --baseline FILE")
 	}
@@ -102,7 +107,7 @@ func runCheck(f *Factory, opts *CheckOptions) error {
 	checks := proxy.Checks{KeepCalls: true}
 	last, err := proxy.ReadLog(r, name, &checks)
 	closeFn()
-	if err != nil {
+	if err := r.result(f, name, "check", err); err != nil {
 		return err
 	}
 	checks.End(last)
@@ -132,11 +137,6 @@ func runCheck(f *Factory, opts *CheckOptions) error {
 			failed++
 		}
 	}
-	if opts.JUnit != "" {
-		if err := writeReportFile(opts.JUnit, false, func(w *os.File) error { return testrun.WriteJUnit(w, checkJUnit(name, verdicts)) }); err != nil {
-			return fmt.Errorf("writing the JUnit report: %w", err)
-		}
-	}
 	p := f.IOStreams.Printer()
 	if opts.Output.structured() {
 		if err := opts.Output.write(p, map[string]any{"session": name, "passed": failed == 0, "checks": verdicts, "summary": sum}); err != nil {
@@ -158,25 +158,38 @@ func runCheck(f *Factory, opts *CheckOptions) error {
 		}
 		fmt.Fprintf(out, "%s: %d calls, %d of %d checks failed\n", name, sum.CallCount, failed, len(verdicts))
 	}
+	// The report file is written after the verdicts are shown, so that
+	// a --junit path that cannot be written loses nothing but itself.
+	if opts.JUnit != "" {
+		if err := writeReportFile(opts.JUnit, false, func(w *os.File) error { return testrun.WriteJUnit(w, checkJUnit(name, verdicts)) }); err != nil {
+			return fmt.Errorf("writing the JUnit report: %w", err)
+		}
+	}
 	if failed > 0 {
 		return &ExitCodeError{Code: ExitValidation, Msg: fmt.Sprintf("%s: %d of %d checks failed", name, failed, len(verdicts))}
 	}
 	return nil
 }
 
-// openCheckInput opens what `check` reads: stdin, a file, or a proxy
-// session of the state dir.
-func openCheckInput(f *Factory, ref string) (string, io.Reader, func(), error) {
+// openCheckInput opens what `check` and `export` read: stdin, a file, or
+// a proxy session of the state dir.
+func openCheckInput(f *Factory, ref string) (string, *logInput, func(), error) {
 	if ref == "-" {
-		return "stdin", f.IOStreams.In, func() {}, nil
+		return "stdin", &logInput{r: f.IOStreams.In}, func() {}, nil
 	}
 	if ref != "" && ref != "latest" {
-		if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
+		fi, err := os.Stat(ref)
+		switch {
+		case err == nil && fi.IsDir():
+			return "", nil, nil, flagErrorf("%s is a directory: give a session log file, a proxy session id (mcpctl proxy ls) or - for stdin", ref)
+		case err == nil:
 			file, err := os.Open(ref)
 			if err != nil {
 				return "", nil, nil, flagErrorf("opening %s: %v", ref, err)
 			}
-			return ref, file, func() { file.Close() }, nil
+			return ref, &logInput{r: file}, func() { file.Close() }, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", nil, nil, flagErrorf("opening %s: %v", ref, err)
 		}
 	}
 	store, err := f.proxyStore()
@@ -194,7 +207,42 @@ func openCheckInput(f *Factory, ref string) (string, io.Reader, func(), error) {
 	if err != nil {
 		return "", nil, nil, err
 	}
-	return "session " + si.ID, file, func() { file.Close() }, nil
+	return "session " + si.ID, &logInput{r: file}, func() { file.Close() }, nil
+}
+
+// logInput is a session log being read, noting whether it held anything
+// but white space.
+type logInput struct {
+	r    io.Reader
+	seen bool
+}
+
+func (l *logInput) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if !l.seen && len(bytes.TrimSpace(p[:n])) > 0 {
+		l.seen = true
+	}
+	return n, err
+}
+
+// result is what reading the log named name to do verb ends with: a log
+// whose last line was cut off is checked as far as it goes, with a
+// warning, and an empty one is an error, since a gate passing a session
+// that recorded nothing would hide that the proxy never ran.
+func (l *logInput) result(f *Factory, name, verb string, err error) error {
+	var cut *proxy.CutOffError
+	if errors.As(err, &cut) {
+		ios := f.IOStreams
+		fmt.Fprintln(ios.ErrOut, render.Warning(cut.Error(), ios.ColorErrEnabled()))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !l.seen {
+		return fmt.Errorf("%s is empty: no session log entries to %s (was the proxy in the host's data path?)", name, verb)
+	}
+	return nil
 }
 
 // checkJUnit is the verdicts as a test run, one test per check.

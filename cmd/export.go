@@ -75,7 +75,7 @@ func runExport(f *Factory, opts *ExportOptions) error {
 	}
 	s, err := export.Read(r, name, false)
 	closeFn()
-	if err != nil {
+	if err := r.result(f, name, "export", err); err != nil {
 		return err
 	}
 	info := export.Info{Name: "mcpctl", Version: buildVersion().Version}

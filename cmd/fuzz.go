@@ -69,6 +69,8 @@ run (exit 9). Tools annotated destructive are refused without
 				return flagErrorf("invalid --output %q: expected text or json", opts.Format)
 			case opts.MaxCalls < 1:
 				return flagErrorf("--max-calls must be at least 1, got %d", opts.MaxCalls)
+			case opts.Duration < 0:
+				return flagErrorf("--duration must not be negative, got %s (0: stop at --max-calls)", opts.Duration)
 			}
 			if !cmd.Flags().Changed("seed") {
 				opts.Seed = rand.Uint64() % 1_000_000

@@ -87,6 +87,17 @@ Logs: mcpctl proxy ls, watch --session, check, export, mock; docs/proxy.md.`,
 			if opts.Govern.Given && (opts.URL != "" || opts.Listen != "") && (opts.URL == "" || opts.Listen == "") {
 				return flagErrorf("the governance flags (mcpctl help governance) apply to the stdio shim (-- SERVER) and the HTTP reverse proxy (--listen --url), not to the bridges")
 			}
+			// Checked before the shape is chosen: a mistyped mode is
+			// otherwise ignored by the shapes that have no use for it.
+			if opts.Auth != "transparent" && opts.Auth != "mcpctl" {
+				return flagErrorf("--auth %s: give transparent or mcpctl", opts.Auth)
+			}
+			if t := opts.Bridge.Upstream.Transport; t != "auto" && t != "http" && t != "sse" {
+				return flagErrorf("invalid --transport %q: expected auto, http or sse", t)
+			}
+			if opts.Timeout < 0 {
+				return flagErrorf("--timeout must not be negative, got %s (0: no bound)", opts.Timeout)
+			}
 			if opts.URL != "" || opts.Listen != "" {
 				return runProxyBridge(cmd.Context(), f, opts)
 			}
@@ -194,6 +205,9 @@ func runProxy(f *Factory, opts *ProxyOptions) error {
 // logPaths parses --redact-path and checks the log flags against each
 // other.
 func (o *ProxyOptions) logPaths() ([]proxy.RedactPath, error) {
+	if o.Keep < 0 {
+		return nil, flagErrorf("--keep must not be negative, got %d", o.Keep)
+	}
 	if o.NoLog && o.Log != "" {
 		return nil, flagErrorf("--no-log and --log ask for different things: give one of them")
 	}

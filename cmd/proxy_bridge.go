@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -196,12 +197,18 @@ func runProxyToStdio(ctx context.Context, f *Factory, opts *ProxyOptions) error 
 	if opts.Log != "" {
 		return flagErrorf("--log names one file, and --listen runs a session per HTTP session: their logs are kept in the state dir (see mcpctl proxy ls)")
 	}
-	addr, err := listenAddr(opts.Listen)
+	addr, err := listenAddr(opts.Listen, opts.ListenAny)
 	if err != nil {
 		return err
 	}
 	if opts.Bridge.IdleTimeout < 0 {
 		return flagErrorf("--idle-timeout must not be negative")
+	}
+	// Each HTTP session starts the server on its own; a command that
+	// cannot start would otherwise be served, and fail, session after
+	// session.
+	if _, err := exec.LookPath(opts.Server[0]); err != nil {
+		return &proxy.StartError{Command: opts.Server[0], Err: err}
 	}
 	ios := f.IOStreams
 	ln, err := net.Listen("tcp", addr)
@@ -232,8 +239,10 @@ func runProxyToStdio(ctx context.Context, f *Factory, opts *ProxyOptions) error 
 }
 
 // listenAddr is --listen as an address to listen on: a port alone, or an
-// address without a host, listens on 127.0.0.1.
-func listenAddr(s string) (string, error) {
+// address without a host, listens on 127.0.0.1. A host that is not
+// loopback needs --listen-any (anyHost), as the reverse proxy's does:
+// anyone who reaches the listener can start the server.
+func listenAddr(s string, anyHost bool) (string, error) {
 	if !strings.Contains(s, ":") {
 		s = ":" + s
 	}
@@ -244,5 +253,9 @@ func listenAddr(s string) (string, error) {
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	return net.JoinHostPort(host, port), nil
+	addr := net.JoinHostPort(host, port)
+	if err := proxy.CheckListen(addr, anyHost); err != nil {
+		return "", flagErrorf("--listen: %v", err)
+	}
+	return addr, nil
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -127,7 +128,12 @@ func summarizeSession(si proxy.SessionInfo) proxySession {
 	defer file.Close()
 	var facts sessionFacts
 	last, err := proxy.ReadLog(file, si.Path, &facts)
-	if err != nil {
+	var cut *proxy.CutOffError
+	switch {
+	case errors.As(err, &cut):
+		// Read up to its last entry, which its proxy did not finish.
+		row.Flags["cut-off"] = 1
+	case err != nil:
 		row.Flags["unreadable"] = 1
 	}
 	if !si.Running {
@@ -160,7 +166,7 @@ func flagCounts(m map[string]int) string {
 		return "-"
 	}
 	var parts []string
-	for _, k := range []string{proxy.FlagSchema, proxy.FlagPollution, proxy.FlagError, proxy.FlagPending, proxy.FlagUnknownID, proxy.FlagDuplicate, proxy.FlagTools, proxy.FlagMalformed, proxy.FlagDropped, "unreadable"} {
+	for _, k := range []string{proxy.FlagSchema, proxy.FlagPollution, proxy.FlagError, proxy.FlagPending, proxy.FlagUnknownID, proxy.FlagDuplicate, proxy.FlagTools, proxy.FlagMalformed, proxy.FlagDropped, "unreadable", "cut-off"} {
 		if n := m[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
@@ -195,6 +201,14 @@ sessions are never removed.`,
   mcpctl proxy prune --keep 0 --older-than 168h`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Checked before anything is removed: a negative --older-than
+			// would reach into the future and remove every ended session.
+			if opts.Keep < 0 {
+				return flagErrorf("--keep must not be negative, got %d", opts.Keep)
+			}
+			if opts.OlderThan < 0 {
+				return flagErrorf("--older-than must not be negative, got %s", opts.OlderThan)
+			}
 			store, err := f.proxyStore()
 			if err != nil {
 				return err

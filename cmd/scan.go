@@ -205,7 +205,7 @@ func scanRun(ctx context.Context, opts *ScanOptions) error {
 			baseline, err = surface.Parse(data)
 		}
 		if err != nil {
-			return &FlagError{Err: fmt.Errorf("--baseline: %w", err)}
+			return &FlagError{Err: fmt.Errorf("--baseline %s: %w", opts.Baseline, err)}
 		}
 	}
 	targets, err := opts.targets(f)

@@ -20,8 +20,9 @@ func ReadEditorFile(h Host, path string) ([]Server, []*Problem, error) {
 		return nil, nil, err
 	}
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(stripJSONC(data), &top); err != nil {
-		return nil, nil, fmt.Errorf("%s: not a JSON object: %w", path, err)
+	clean := stripJSONC(data)
+	if err := json.Unmarshal(clean, &top); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, notObjectError(clean, err))
 	}
 	src := Source{Origin: OriginClaudeCode, Scope: ScopeUser, Path: path, Found: true, format: formatMcpServers}
 	_, hasServers := top["servers"]

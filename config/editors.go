@@ -34,7 +34,7 @@ func parseEditorFile(src Source, data []byte, h Host, problems *[]*Problem) ([]S
 	data = stripJSONC(data)
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("not a JSON object: %w", err)
+		return nil, notObjectError(data, err)
 	}
 	var inputs []Input
 	key := "mcpServers"

@@ -152,11 +152,29 @@ type editorEntry struct {
 	clean  []byte
 }
 
+// notObjectError says where data, which should be one JSON object, is not.
+func notObjectError(data []byte, err error) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errors.New("not a JSON object: the file is empty")
+	}
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line := 1 + bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n"))
+		return fmt.Errorf("not JSON: line %d: %v", line, err)
+	}
+	return errors.New("not a JSON object: an editor's MCP file is an object with mcpServers (or servers)")
+}
+
 // editorEntries finds the server entries of an editor's file: the
 // mcpServers map (VS Code: servers) and Claude Code's per-project
 // mcpServers maps.
 func editorEntries(data []byte) ([]editorEntry, error) {
 	clean := stripJSONC(data)
+	// The scanner below finds members, not mistakes: a file that is not
+	// one JSON object would otherwise read as one with no servers.
+	if err := json.Unmarshal(clean, new(map[string]json.RawMessage)); err != nil {
+		return nil, notObjectError(clean, err)
+	}
 	_, _, top, err := scanValue(clean, 0)
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)

@@ -12,6 +12,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -143,11 +144,14 @@ func (c *collector) take(pc proxy.Call) json.RawMessage {
 // Read reads a session log from r (name names it in errors and exports)
 // through the proxy's checks and returns the session with every call's
 // messages. Calls still unanswered at the end of the log are flagged
-// pending unless running says the session goes on.
+// pending unless running says the session goes on. A log whose last line
+// is cut off gives the session read before it with a
+// [*proxy.CutOffError], which the caller reports as a warning.
 func Read(r io.Reader, name string, running bool) (*Session, error) {
 	c := &collector{checks: &proxy.Checks{KeepCalls: true}, requests: map[string][]json.RawMessage{}, responses: map[string][]json.RawMessage{}, open: map[string]int{}}
 	last, err := proxy.ReadLog(r, name, c)
-	if err != nil {
+	var cut *proxy.CutOffError
+	if err != nil && !errors.As(err, &cut) {
 		return nil, err
 	}
 	if !running {
@@ -178,7 +182,7 @@ func Read(r io.Reader, name string, running bool) (*Session, error) {
 		}
 		s.Calls = append(s.Calls, call)
 	}
-	return s, nil
+	return s, err
 }
 
 // Formats are the formats [Write] writes.

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -386,9 +387,14 @@ func (e *NotLoopbackError) Error() string {
 // CheckListen checks a listen address: HOST:PORT, HOST a loopback address
 // or localhost unless anyHost.
 func CheckListen(addr string, anyHost bool) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("listen address %q: %v (give HOST:PORT, e.g. 127.0.0.1:8080)", addr, err)
+	}
+	// A port name would be looked up only when listening, and its
+	// failure read as a network error rather than a mistyped flag.
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
+		return fmt.Errorf("listen address %q: the port %q is not a number from 0 to 65535 (give HOST:PORT, e.g. 127.0.0.1:8080)", addr, port)
 	}
 	if anyHost {
 		return nil

@@ -617,6 +617,7 @@ func TestCheckListen(t *testing.T) {
 	for addr, ok := range map[string]bool{
 		"127.0.0.1:8080": true, "localhost:0": true, "[::1]:9": true, "127.1.2.3:80": true,
 		":8080": false, "0.0.0.0:8080": false, "192.168.1.2:80": false, "example.com:80": false, "nope": false,
+		"127.0.0.1:abc": false, "127.0.0.1:65536": false, "127.0.0.1:-1": false, "127.0.0.1:": false, "127.0.0.1:65535": true,
 	} {
 		if err := CheckListen(addr, false); (err == nil) != ok {
 			t.Errorf("CheckListen(%q) = %v", addr, err)
@@ -624,5 +625,8 @@ func TestCheckListen(t *testing.T) {
 	}
 	if err := CheckListen("0.0.0.0:8080", true); err != nil {
 		t.Errorf("with anyHost: %v", err)
+	}
+	if err := CheckListen("0.0.0.0:http", true); err == nil {
+		t.Errorf("with anyHost, a port name: no error")
 	}
 }

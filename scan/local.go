@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -27,6 +28,39 @@ func (r *LocalRule) applies(fkind string) bool {
 	return len(r.Fields) == 0 || slices.Contains(r.Fields, fkind)
 }
 
+// rulesShape is what a rules file holds, for the errors that say a file
+// is not one.
+const rulesShape = "want a mapping with rules: a list of {id, severity, fields, pattern, message}"
+
+// ruleKeys are the keys a rule of a rules file may have.
+var ruleKeys = []string{"id", "severity", "fields", "pattern", "message"}
+
+// checkRuleKeys reports a key of the file's top mapping or of a rule that
+// a rules file does not have, with its line, before the decoder would
+// report it by the Go type it decodes into.
+func checkRuleKeys(path string, top *yaml.Node) error {
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		if k.Value != "rules" {
+			return fmt.Errorf("%s: line %d: unknown key %q: %s", path, k.Line, k.Value, rulesShape)
+		}
+		if v.Kind != yaml.SequenceNode {
+			continue
+		}
+		for n, rule := range v.Content {
+			if rule.Kind != yaml.MappingNode {
+				continue
+			}
+			for j := 0; j+1 < len(rule.Content); j += 2 {
+				if rk := rule.Content[j]; !slices.Contains(ruleKeys, rk.Value) {
+					return fmt.Errorf("%s: line %d: rule #%d: unknown key %q; a rule has %s", path, rk.Line, n+1, rk.Value, strings.Join(ruleKeys, ", "))
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // LoadLocalRules reads a rules file:
 //
 //	rules:
@@ -45,9 +79,30 @@ func LoadLocalRules(path string) ([]LocalRule, error) {
 	var doc struct {
 		Rules []LocalRule `yaml:"rules"`
 	}
+	// The decoder's own errors span lines and name Go types; the shape
+	// is checked first so that a wrong file gets one line saying what a
+	// rules file is.
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: not YAML: %v", path, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%s is empty: %s", path, rulesShape)
+	}
+	top := root.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: line %d: not a rules file: %s", path, top.Line, rulesShape)
+	}
+	if err := checkRuleKeys(path, top); err != nil {
+		return nil, err
+	}
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&doc); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%s: %s (%s)", path, strings.Join(te.Errors, "; "), rulesShape)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	seen := map[string]bool{}

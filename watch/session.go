@@ -58,6 +58,13 @@ func ProxySession(ctx context.Context, o ProxySessionOptions) error {
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
+	// A proxy killed mid-write leaves its last entry cut off: what it
+	// wrote before is the session, shown and summed up as any other.
+	var cut *proxy.CutOffError
+	if errors.As(err, &cut) {
+		fmt.Fprintln(o.Printer.ErrOut, render.Warning(cut.Error(), o.Printer.ErrColor))
+		err = nil
+	}
 	if err != nil {
 		return err
 	}
