@@ -380,9 +380,9 @@ func (r *toHTTPRun) progressed(params json.RawMessage) {
 	}
 }
 
-// timedOut answers request key, which the upstream did not answer within
-// Timeout, as the HTTP reverse proxy answers with its 504, then asks the
-// server to stop working on it (an initialize cannot be cancelled).
+// timedOut asks the server to stop working on request key, which it did
+// not answer within Timeout (an initialize cannot be cancelled), then
+// answers it as the HTTP reverse proxy answers with its 504.
 func (r *toHTTPRun) timedOut(key string) {
 	if r.life.Err() != nil {
 		return
@@ -400,13 +400,13 @@ func (r *toHTTPRun) timedOut(key string) {
 	if cancel != nil {
 		cancel(errBridgeTimeout)
 	}
-	r.answerError(key, codeUpstreamTimeout, text)
-	if isInit || r.life.Err() != nil {
-		return
+	if !isInit {
+		// Sent before the host is answered: a host that ends the session
+		// on the answer would otherwise leave the server working.
+		reason, _ := json.Marshal(fmt.Sprintf("mcpctl proxy: no answer within %s", r.Timeout))
+		r.fromHost([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) + `,"reason":` + string(reason) + `}}`))
 	}
-	reason, _ := json.Marshal(fmt.Sprintf("mcpctl proxy: no answer within %s", r.Timeout))
-	line := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) + `,"reason":` + string(reason) + `}}`)
-	r.fromHost(line)
+	r.answerError(key, codeUpstreamTimeout, text)
 }
 
 // written handles the outcome of sending msgs: an HTTP error answers the
