@@ -216,6 +216,9 @@ func InputRequired(version string, p Prompt, args json.RawMessage) (json.RawMess
 // re-encodes the arguments on retry still matches.
 func digest(tool string, args json.RawMessage) (string, error) {
 	canon := []byte("{}")
+	if err := CheckArguments(args); err != nil {
+		return "", err
+	}
 	if a := bytes.TrimSpace(args); len(a) > 0 && string(a) != "null" {
 		dec := json.NewDecoder(bytes.NewReader(a))
 		dec.UseNumber()
@@ -233,6 +236,74 @@ func digest(tool string, args json.RawMessage) (string, error) {
 	h.Write([]byte{0})
 	h.Write(canon)
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// TwiceGivenError reports arguments in which an object gives a member
+// twice: encoding/json reads the last copy, some servers' parsers the
+// first, so what a person approves could be other than what the server
+// runs.
+type TwiceGivenError struct {
+	// Member is the member's name.
+	Member string
+}
+
+func (e *TwiceGivenError) Error() string {
+	return fmt.Sprintf("its arguments give the member %q twice, and a server may read either copy", e.Member)
+}
+
+// CheckArguments returns a [*TwiceGivenError] when an object anywhere in
+// args gives a member twice, and an error for arguments that are not
+// JSON; empty or null arguments pass.
+func CheckArguments(args json.RawMessage) error {
+	a := bytes.TrimSpace(args)
+	if len(a) == 0 || string(a) == "null" || !bytes.ContainsRune(a, '{') {
+		return nil
+	}
+	if err := checkMembers(json.NewDecoder(bytes.NewReader(a))); err != nil {
+		if _, ok := err.(*TwiceGivenError); ok {
+			return err
+		}
+		return fmt.Errorf("the call's arguments are not JSON: %w", err)
+	}
+	return nil
+}
+
+// checkMembers reads one JSON value from dec, failing at the first
+// member an object gives twice.
+func checkMembers(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('{'):
+		names := map[string]bool{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			name, _ := k.(string)
+			if names[name] {
+				return &TwiceGivenError{Member: name}
+			}
+			names[name] = true
+			if err := checkMembers(dec); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	case json.Delim('['):
+		for dec.More() {
+			if err := checkMembers(dec); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	}
+	return nil
 }
 
 // Retry is a host's retry of a tools/call held with [InputRequired].
