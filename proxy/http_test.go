@@ -626,3 +626,42 @@ func TestCheckListen(t *testing.T) {
 		t.Errorf("with anyHost: %v", err)
 	}
 }
+
+// TestHTTPLearnsEveryHostCredential: the credentials a host sends the
+// server through the proxy (every Authorization header, a key header, a
+// key in the query) stay out of the session log when the server echoes
+// them.
+func TestHTTPLearnsEveryHostCredential(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		echo := strings.Join(append(r.Header.Values("Authorization"), r.Header.Get("X-Api-Key"), r.URL.Query().Get("api_key")), " ")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"you sent `+echo+`"}]}}`)
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/mcp")
+	var logBuf bytes.Buffer
+	red := transport.NewRedactor()
+	tap := NewTap(Observers{NewLog(&logBuf, red, nil)}, 0, 0)
+	srv := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Timeout: 10 * time.Second, Redactor: red})
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp?api_key=query-s3cret", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Add("Authorization", "Bearer first-s3cret")
+	req.Header.Add("Authorization", "Bearer second-s3cret")
+	req.Header.Set("X-Api-Key", "header-s3cret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "second-s3cret") {
+		t.Fatalf("the server did not echo the credentials: %s", body)
+	}
+	srv.Close()
+	tap.Close()
+	if log := logBuf.String(); strings.Contains(log, "s3cret") {
+		t.Errorf("the log shows a credential of the host's:\n%s", log)
+	}
+}
