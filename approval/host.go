@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -239,15 +240,20 @@ func digest(tool string, args json.RawMessage) (string, error) {
 }
 
 // TwiceGivenError reports arguments in which an object gives a member
-// twice: encoding/json reads the last copy, some servers' parsers the
-// first, so what a person approves could be other than what the server
-// runs.
+// twice, or in two cases ("path" and "Path"): encoding/json reads the last
+// copy whatever its case, some servers' parsers the first or only the one
+// in the case they expect, so what a person approves could be other than
+// what the server runs.
 type TwiceGivenError struct {
-	// Member is the member's name.
-	Member string
+	// Member is the member's name; Other the other case it is given in,
+	// empty when it is given twice as written.
+	Member, Other string
 }
 
 func (e *TwiceGivenError) Error() string {
+	if e.Other != "" {
+		return fmt.Sprintf("its arguments give the member %q twice (also as %q), and a server may read either copy", e.Member, e.Other)
+	}
 	return fmt.Sprintf("its arguments give the member %q twice, and a server may read either copy", e.Member)
 }
 
@@ -277,17 +283,22 @@ func checkMembers(dec *json.Decoder) error {
 	}
 	switch tok {
 	case json.Delim('{'):
-		names := map[string]bool{}
+		// The names given so far, by their case-folded form.
+		names := map[string]string{}
 		for dec.More() {
 			k, err := dec.Token()
 			if err != nil {
 				return err
 			}
 			name, _ := k.(string)
-			if names[name] {
-				return &TwiceGivenError{Member: name}
+			if first, ok := names[foldCase(name)]; ok {
+				e := &TwiceGivenError{Member: first}
+				if first != name {
+					e.Other = name
+				}
+				return e
 			}
-			names[name] = true
+			names[foldCase(name)] = name
 			if err := checkMembers(dec); err != nil {
 				return err
 			}
@@ -304,6 +315,19 @@ func checkMembers(dec *json.Decoder) error {
 		return err
 	}
 	return nil
+}
+
+// foldCase maps s to one form for all its case variants, as
+// encoding/json matches member names: each rune becomes the least of its
+// simple case folding orbit (K, k and the Kelvin sign alike).
+func foldCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
 }
 
 // Retry is a host's retry of a tools/call held with [InputRequired].
