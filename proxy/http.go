@@ -163,16 +163,17 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // learnToken adds the credentials r carries to the redactor: every
 // Authorization header's value and its token, the values of other headers
-// named as credentials (X-Api-Key, Cookie: see [transport.SecretParam]),
-// and the credentials of its query ([transport.URLSecrets]). The server
-// gets them all, and may echo any of them.
+// named as credentials (X-Api-Key: see [transport.SecretParam]), and the
+// credentials of its query ([transport.URLSecrets]). The server gets them
+// all, and may echo any of them. Cookies are left out: a load balancer's
+// may change on every request, and the redactor would grow with each.
 func (h *HTTP) learnToken(r *http.Request) {
 	if h.Redactor == nil {
 		return
 	}
 	var secrets []string
 	for name, values := range r.Header {
-		if name != "Authorization" && !transport.SecretParam(name) {
+		if name == "Cookie" || name != "Authorization" && !transport.SecretParam(name) {
 			continue
 		}
 		for _, v := range values {
