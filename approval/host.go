@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -216,6 +217,9 @@ func InputRequired(version string, p Prompt, args json.RawMessage) (json.RawMess
 // re-encodes the arguments on retry still matches.
 func digest(tool string, args json.RawMessage) (string, error) {
 	canon := []byte("{}")
+	if err := CheckArguments(args); err != nil {
+		return "", err
+	}
 	if a := bytes.TrimSpace(args); len(a) > 0 && string(a) != "null" {
 		dec := json.NewDecoder(bytes.NewReader(a))
 		dec.UseNumber()
@@ -233,6 +237,97 @@ func digest(tool string, args json.RawMessage) (string, error) {
 	h.Write([]byte{0})
 	h.Write(canon)
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// TwiceGivenError reports arguments in which an object gives a member
+// twice, or in two cases ("path" and "Path"): encoding/json reads the last
+// copy whatever its case, some servers' parsers the first or only the one
+// in the case they expect, so what a person approves could be other than
+// what the server runs.
+type TwiceGivenError struct {
+	// Member is the member's name; Other the other case it is given in,
+	// empty when it is given twice as written.
+	Member, Other string
+}
+
+func (e *TwiceGivenError) Error() string {
+	if e.Other != "" {
+		return fmt.Sprintf("its arguments give the member %q twice (also as %q), and a server may read either copy", e.Member, e.Other)
+	}
+	return fmt.Sprintf("its arguments give the member %q twice, and a server may read either copy", e.Member)
+}
+
+// CheckArguments returns a [*TwiceGivenError] when an object anywhere in
+// args gives a member twice, and an error for arguments that are not
+// JSON; empty or null arguments pass.
+func CheckArguments(args json.RawMessage) error {
+	a := bytes.TrimSpace(args)
+	if len(a) == 0 || string(a) == "null" || !bytes.ContainsRune(a, '{') {
+		return nil
+	}
+	if err := checkMembers(json.NewDecoder(bytes.NewReader(a))); err != nil {
+		if _, ok := err.(*TwiceGivenError); ok {
+			return err
+		}
+		return fmt.Errorf("the call's arguments are not JSON: %w", err)
+	}
+	return nil
+}
+
+// checkMembers reads one JSON value from dec, failing at the first
+// member an object gives twice.
+func checkMembers(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('{'):
+		// The names given so far, by their case-folded form.
+		names := map[string]string{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			name, _ := k.(string)
+			if first, ok := names[foldCase(name)]; ok {
+				e := &TwiceGivenError{Member: first}
+				if first != name {
+					e.Other = name
+				}
+				return e
+			}
+			names[foldCase(name)] = name
+			if err := checkMembers(dec); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	case json.Delim('['):
+		for dec.More() {
+			if err := checkMembers(dec); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	}
+	return nil
+}
+
+// foldCase maps s to one form for all its case variants, as
+// encoding/json matches member names: each rune becomes the least of its
+// simple case folding orbit (K, k and the Kelvin sign alike).
+func foldCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
 }
 
 // Retry is a host's retry of a tools/call held with [InputRequired].

@@ -232,3 +232,49 @@ func TestProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestTwiceGivenMembers: arguments that give a member twice read as their
+// last copy to encoding/json and as their first to some servers, so an
+// approval never covers them: no input-required result binds them, and a
+// retry with them matches no held call.
+func TestTwiceGivenMembers(t *testing.T) {
+	for _, args := range []string{
+		`{"path":"/etc/passwd","path":"/tmp/x"}`,
+		`{"opts":{"dir":"/","dir":"/tmp"},"n":1}`,
+		`{"list":[{"a":1,"a":2}]}`,
+		`{"path":"/tmp/x","Path":"/etc/passwd"}`,
+		`{"o":{"k":1,"\u212a":2}}`,
+	} {
+		if err := CheckArguments(json.RawMessage(args)); err == nil {
+			t.Errorf("CheckArguments(%s) = nil, want an error naming the member", args)
+		}
+		if _, err := InputRequired("2026-07-28", testPrompt, json.RawMessage(args)); err == nil {
+			t.Errorf("InputRequired bound arguments that give a member twice: %s", args)
+		}
+	}
+	res, err := InputRequired("2026-07-28", testPrompt, json.RawMessage(`{"path":"/tmp/x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ir struct {
+		RequestState string `json:"requestState"`
+	}
+	if err := json.Unmarshal(res, &ir); err != nil {
+		t.Fatal(err)
+	}
+	r, ok, err := ParseRetry(json.RawMessage(`{"name":"delete_file","requestState":` + quote(ir.RequestState) + `}`))
+	if err != nil || !ok {
+		t.Fatalf("ParseRetry = %v, %v", ok, err)
+	}
+	if !r.Matches("delete_file", json.RawMessage(`{"path":"/tmp/x"}`)) {
+		t.Fatal("the retry does not match the held call")
+	}
+	if r.Matches("delete_file", json.RawMessage(`{"path":"/etc/passwd","path":"/tmp/x"}`)) {
+		t.Error("a retry whose first copy of a member is another value matches the held call")
+	}
+	for _, args := range []string{`{}`, ``, `null`, `{"a":{"b":1},"b":{"a":1},"c":2}`, `[1,1]`} {
+		if err := CheckArguments(json.RawMessage(args)); err != nil {
+			t.Errorf("CheckArguments(%s) = %v", args, err)
+		}
+	}
+}

@@ -197,6 +197,9 @@ func TestMaskArgs(t *testing.T) {
 		{"nested writeOnly", `{"db":{"host":"h","token":"t"}}`, schema, nil, `{"db":{"host":"h","token":"****"}}`},
 		{"named by the policy", `{"query":"select","user":"u"}`, "", []string{"query"}, `{"query":"****","user":"u"}`},
 		{"not an object", `[1,2]`, schema, []string{"a"}, `[1,2]`},
+		// A Go server reads a member in another case as the argument.
+		{"named, in another case", `{"Query":"select","user":"u"}`, "", []string{"query"}, `{"Query":"****","user":"u"}`},
+		{"writeOnly, in another case", `{"PassWord":"pw","DB":{"TOKEN":"t"}}`, schema, nil, `{"DB":{"TOKEN":"****"},"PassWord":"****"}`},
 		{"none", ``, schema, nil, ``},
 	}
 	for _, tt := range tests {

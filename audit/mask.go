@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 )
 
 // MaskArgs returns args (a JSON object) with the values of the arguments
@@ -41,11 +42,19 @@ func maskObject(obj map[string]json.RawMessage, s *schemaNode, names []string) b
 	masked, _ := json.Marshal(Masked)
 	changed := false
 	for k, v := range obj {
+		// Names match in any case: encoding/json, and so a Go server,
+		// reads "Password" as the property password.
 		var p *schemaNode
 		if s != nil {
 			p = s.Properties[k]
+			for name, prop := range s.Properties {
+				if p == nil && strings.EqualFold(name, k) {
+					p = prop
+				}
+			}
 		}
-		if slices.Contains(names, k) || (p != nil && p.WriteOnly) {
+		named := slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, k) })
+		if named || (p != nil && p.WriteOnly) {
 			obj[k] = masked
 			changed = true
 			continue

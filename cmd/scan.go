@@ -149,6 +149,13 @@ func (o *ScanOptions) targets(f *Factory) ([]scanTarget, error) {
 		}
 		var out []scanTarget
 		for _, def := range defs {
+			// A project's file is vetted as -s vets its servers: naming
+			// it to be scanned approves nothing it runs.
+			if def.Scope == config.ScopeProject {
+				if def, err = f.vetNamed(&config.Catalog{}, def, nil); err != nil {
+					return nil, err
+				}
+			}
 			r, err := f.resolveDef(&o.Server, def)
 			if err != nil {
 				return nil, err

@@ -88,8 +88,10 @@ func (f *Factory) askTrust(s config.Server, why error) (bool, error) {
 	return false, nil
 }
 
-// trustSummary is what a person approves: the command or URL and the
-// headers as written, ${…} unexpanded, and the variables it would read.
+// trustSummary is what a person approves: the command, its folder and
+// the environment it sets, or the URL and the headers, as written, ${…}
+// unexpanded, and the variables it would read. The entry's text goes
+// through the terminal sanitiser, so that it cannot redraw the question.
 func trustSummary(s config.Server) string {
 	var b strings.Builder
 	if s.Transport == config.TransportStdio {
@@ -97,18 +99,23 @@ func trustSummary(s config.Server) string {
 		for _, a := range s.Args {
 			words = append(words, quoteWord(a))
 		}
-		fmt.Fprintf(&b, "  runs: %s", strings.Join(words, " "))
+		fmt.Fprintf(&b, "  runs: %s", promptText(strings.Join(words, " ")))
 		if s.Cwd != "" {
-			fmt.Fprintf(&b, "\n  in: %s", s.Cwd)
+			fmt.Fprintf(&b, "\n  in: %s", promptText(s.Cwd))
+		}
+		// An environment such as NODE_OPTIONS or LD_PRELOAD runs code as
+		// surely as the command does.
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			fmt.Fprintf(&b, "\n  env: %s=%s", promptText(k), promptText(s.Env[k]))
 		}
 	} else {
-		fmt.Fprintf(&b, "  contacts: %s", s.URL)
+		fmt.Fprintf(&b, "  contacts: %s", promptText(s.URL))
 		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-			fmt.Fprintf(&b, "\n  header: %s: %s", k, s.Headers[k])
+			fmt.Fprintf(&b, "\n  header: %s: %s", promptText(k), promptText(s.Headers[k]))
 		}
 	}
 	if refs := s.EnvRefs(); len(refs) > 0 {
-		fmt.Fprintf(&b, "\n  reads environment variables: %s", strings.Join(refs, ", "))
+		fmt.Fprintf(&b, "\n  reads environment variables: %s", promptText(strings.Join(refs, ", ")))
 	}
 	return b.String()
 }

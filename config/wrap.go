@@ -136,6 +136,20 @@ func member(ms []jsonMember, key string) *jsonMember {
 	return nil
 }
 
+// twiceGiven returns the first member name ms gives twice, "" when none
+// is: an editor's JSON.parse reads the last copy, and an edit of the first
+// would change nothing the editor runs.
+func twiceGiven(ms []jsonMember) string {
+	seen := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		if seen[m.Key] {
+			return m.Key
+		}
+		seen[m.Key] = true
+	}
+	return ""
+}
+
 // editorEntry is one server entry of an editor's file, with where its
 // command and args are.
 type editorEntry struct {
@@ -179,6 +193,9 @@ func editorEntries(data []byte) ([]editorEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)
 	}
+	if k := twiceGiven(top); k != "" {
+		return nil, fmt.Errorf("the file gives the member %q twice: an editor reads the last copy, so the file is left as it is", k)
+	}
 	var maps [][]jsonMember
 	add := func(m *jsonMember) error {
 		if m == nil || clean[m.ValueStart] != '{' {
@@ -208,6 +225,9 @@ func editorEntries(data []byte) ([]editorEntry, error) {
 			_, _, pm, err := scanValue(clean, proj.ValueStart)
 			if err != nil {
 				return nil, err
+			}
+			if k := twiceGiven(pm); k != "" {
+				return nil, fmt.Errorf("project %q gives the member %q twice: an editor reads the last copy, so the file is left as it is", proj.Key, k)
 			}
 			if err := add(member(pm, "mcpServers")); err != nil {
 				return nil, err
@@ -307,6 +327,10 @@ func wrapData(data []byte, names []string, exe string) ([]byte, []WrapChange, er
 		switch {
 		case names != nil && !slices.Contains(names, e.Name):
 			return WrapChange{}, nil
+		case twiceGiven(e.Fields) != "":
+			return WrapChange{Name: e.Name, Done: "skipped", Why: fmt.Sprintf("it gives the member %q twice: the editor would run the copy left unwrapped", twiceGiven(e.Fields))}, nil
+		case member(e.Fields, "url") != nil && member(e.Fields, "serverUrl") != nil:
+			return WrapChange{Name: e.Name, Done: "skipped", Why: "it has both url and serverUrl: which one the editor uses is unclear"}, nil
 		case e.wrapped():
 			return WrapChange{Name: e.Name, Done: "already wrapped"}, nil
 		case e.Command != nil && e.URL:

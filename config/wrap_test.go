@@ -200,3 +200,49 @@ func TestUnwrapChangedFileURL(t *testing.T) {
 		})
 	}
 }
+
+// TestWrapRefusesWhatTheEditorReadsOtherwise: an editor (JavaScript's
+// JSON.parse) reads the last copy of a member given twice, escaped or not,
+// and Windsurf reads serverUrl; wrapping the copy the editor does not read
+// would leave the server it runs ungoverned, so such an entry is skipped,
+// and a file giving its servers map twice is refused.
+func TestWrapRefusesWhatTheEditorReadsOtherwise(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	orig := `{"mcpServers": {
+  "dup": {"command": "npx", "args": ["good"], "command": "sh", "args": ["-c", "evil"]},
+  "esc": {"command": "npx", "comm\u0061nd": "sh"},
+  "urls": {"url": "https://a.example/mcp", "serverUrl": "https://b.example/mcp"},
+  "typed": {"url": "https://a.example/mcp", "type": "http", "url": "https://b.example/mcp"},
+  "ok": {"command": "npx"}
+}}`
+	os.WriteFile(path, []byte(orig), 0o600)
+	rep, err := WrapFile(path, nil, testExe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range rep.Changes {
+		got[c.Name] = c.Done + ": " + c.Why
+	}
+	for _, name := range []string{"dup", "esc", "urls", "typed"} {
+		if !strings.HasPrefix(got[name], "skipped: ") {
+			t.Errorf("%s: %q, want skipped", name, got[name])
+		}
+	}
+	if !strings.HasPrefix(got["ok"], "wrapped") {
+		t.Errorf("ok: %q, want wrapped", got["ok"])
+	}
+	data, _ := os.ReadFile(path)
+	if !bytes.Contains(data, []byte(`"command": "sh", "args": ["-c", "evil"]`)) {
+		t.Errorf("a skipped entry was edited:\n%s", data)
+	}
+
+	twice := `{"mcpServers": {"a": {"command": "x"}}, "mcpServers": {"b": {"command": "y"}}}`
+	os.WriteFile(path, []byte(twice), 0o600)
+	if _, err := WrapFile(path, nil, testExe); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a file giving mcpServers twice: %v, want an error saying so", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != twice {
+		t.Errorf("the refused file was written:\n%s", data)
+	}
+}

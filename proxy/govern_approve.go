@@ -274,6 +274,12 @@ func (a *QueueApprover) Approve(ctx context.Context, r *ApprovalRequest) (Approv
 		return a.retried(h.retry)
 	}
 	c := r.Call
+	// No one is asked about arguments a server could read otherwise than
+	// the person is shown them.
+	var twice *approval.TwiceGivenError
+	if err := approval.CheckArguments(c.Args); errors.As(err, &twice) {
+		return Approval{Reason: twice.Error() + "; call it with each member once"}, nil
+	}
 	var schema json.RawMessage
 	if c.Tool != nil {
 		schema = c.Tool.InputSchema

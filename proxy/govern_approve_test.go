@@ -191,3 +191,20 @@ func TestApproveInputRequired(t *testing.T) {
 		t.Errorf("audit records %q", trail.recs)
 	}
 }
+
+// TestApproveRefusesTwiceGivenMembers: a held call whose arguments give a
+// member twice is refused, not held: the person asked would be shown one
+// copy and a server may read the other.
+func TestApproveRefusesTwiceGivenMembers(t *testing.T) {
+	g, _, store := queueGovernor(t, time.Minute)
+	w := newWire()
+	c := g.Conn(w)
+	start(context.Background(), c, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"drop","arguments":{"table":"users","table":"tmp"}}}`)
+	got := <-w.host
+	if !strings.Contains(got, `"id":5`) || !strings.Contains(got, `twice, and a server may read either copy`) {
+		t.Fatalf("the host got %s; want a refusal saying a member is given twice", got)
+	}
+	if held, err := store.List(); err != nil || len(held) != 0 {
+		t.Errorf("the queue holds %+v (%v); want nothing", held, err)
+	}
+}

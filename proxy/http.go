@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -124,7 +125,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Kept for the governor: with --auth mcpctl the header is dropped,
 	// yet its token still names who calls.
 	auth := r.Header.Get("Authorization")
-	h.learnToken(auth)
+	h.learnToken(r)
 	if h.OwnCredentials {
 		r.Header.Del("Authorization")
 		r.Header.Del("DPoP")
@@ -161,23 +162,41 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rp.ServeHTTP(w, r)
 }
 
-// learnToken adds the token of an Authorization header to the redactor.
-func (h *HTTP) learnToken(auth string) {
-	if auth == "" || h.Redactor == nil {
+// learnToken adds the credentials r carries to the redactor: every
+// Authorization header's value and its token, the values of other headers
+// named as credentials (X-Api-Key: see [transport.SecretParam]), and the
+// credentials of its query ([transport.URLSecrets]). The server gets them
+// all, and may echo any of them. Cookies are left out: a load balancer's
+// may change on every request, and the redactor would grow with each.
+func (h *HTTP) learnToken(r *http.Request) {
+	if h.Redactor == nil {
 		return
 	}
+	var secrets []string
+	for name, values := range r.Header {
+		if name == "Cookie" || name != "Authorization" && !transport.SecretParam(name) {
+			continue
+		}
+		for _, v := range values {
+			secrets = append(secrets, v)
+			if _, token, ok := strings.Cut(v, " "); ok {
+				secrets = append(secrets, strings.TrimSpace(token))
+			}
+		}
+	}
+	secrets = append(secrets, transport.URLSecrets(r.URL.RequestURI())...)
+	if len(secrets) == 0 {
+		return
+	}
+	slices.Sort(secrets)
+	key := strings.Join(secrets, "\x00")
 	h.mu.Lock()
-	seen := auth == h.lastToken
-	h.lastToken = auth
+	seen := key == h.lastToken
+	h.lastToken = key
 	h.mu.Unlock()
-	if seen {
-		return
+	if !seen {
+		h.Redactor.Add(secrets...)
 	}
-	secrets := []string{auth}
-	if _, token, ok := strings.Cut(auth, " "); ok {
-		secrets = append(secrets, strings.TrimSpace(token))
-	}
-	h.Redactor.Add(secrets...)
 }
 
 // exchange is one request and its answer going through the proxy.

@@ -630,3 +630,88 @@ func TestCheckListen(t *testing.T) {
 		t.Errorf("with anyHost, a port name: no error")
 	}
 }
+
+// TestHTTPLearnsEveryHostCredential: the credentials a host sends the
+// server through the proxy (every Authorization header, a key header, a
+// key in the query) stay out of the session log when the server echoes
+// them.
+func TestHTTPLearnsEveryHostCredential(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		echo := strings.Join(append(r.Header.Values("Authorization"), r.Header.Get("X-Api-Key"), r.URL.Query().Get("api_key")), " ")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"you sent `+echo+`"}]}}`)
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/mcp")
+	var logBuf bytes.Buffer
+	red := transport.NewRedactor()
+	tap := NewTap(Observers{NewLog(&logBuf, red, nil)}, 0, 0)
+	srv := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Timeout: 10 * time.Second, Redactor: red})
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp?api_key=query-s3cret", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Add("Authorization", "Bearer first-s3cret")
+	req.Header.Add("Authorization", "Bearer second-s3cret")
+	req.Header.Set("X-Api-Key", "header-s3cret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "second-s3cret") {
+		t.Fatalf("the server did not echo the credentials: %s", body)
+	}
+	srv.Close()
+	tap.Close()
+	if log := logBuf.String(); strings.Contains(log, "s3cret") {
+		t.Errorf("the log shows a credential of the host's:\n%s", log)
+	}
+}
+
+// TestHTTPOwnCredentialsEveryWay: with --auth mcpctl no credential of the
+// host's reaches the server, however the host writes it: a header name in
+// lower case, the header twice, Proxy-Authorization, on a GET or a DELETE,
+// or as a trailer of a chunked POST.
+func TestHTTPOwnCredentialsEveryWay(t *testing.T) {
+	got := make(chan string, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		got <- fmt.Sprintf("%s %v %v", r.Method, r.Header, r.Trailer)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/mcp")
+	tap := NewTap(&recorder{}, 0, 0)
+	defer tap.Close()
+	srv := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, OwnCredentials: true})
+	defer srv.Close()
+	const body = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	for _, raw := range []string{
+		"GET /mcp HTTP/1.1\r\nHost: x\r\nauthorization: Bearer host-s3cret\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n",
+		"DELETE /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer host-s3cret\r\nAuthorization: Bearer host-s3cret2\r\nProxy-Authorization: Bearer host-s3cret3\r\nDpop: host-s3cret4\r\nConnection: close\r\n\r\n",
+		"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nTrailer: Authorization\r\nConnection: close\r\n\r\n" +
+			fmt.Sprintf("%x\r\n%s\r\n0\r\nAuthorization: Bearer host-s3cret\r\n\r\n", len(body), body),
+	} {
+		c, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Write([]byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		c.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("%q: status %d", raw, resp.StatusCode)
+		}
+		if seen := <-got; strings.Contains(seen, "s3cret") {
+			t.Errorf("the host's credential reached the server: %s", seen)
+		}
+	}
+}

@@ -189,34 +189,99 @@ func (p RedactPath) String() string {
 }
 
 // redactPaths returns msg with the value at each path replaced by
-// [transport.Redacted]. A message no path matches is returned as it is; one
-// that matches is encoded anew (its members in sorted order).
+// [transport.Redacted], in the message or in each message of a batch. A
+// message no path matches is returned as it is; one that matches is
+// encoded anew (its members in sorted order), and so is one with a member
+// given twice, since the copy the decoding dropped is one a server may
+// read. A message that starts as JSON but cannot be read whole (NaN, two
+// values on a line) is recorded as [transport.Redacted] alone: a lenient
+// server may read the path's value in it where the log cannot find it.
 func redactPaths(msg []byte, paths []RedactPath) []byte {
-	if len(paths) == 0 || len(msg) == 0 || msg[0] != '{' {
+	if len(paths) == 0 {
 		return msg
 	}
-	var v any
+	start := skipJSONSpace(msg, 0)
+	if start >= len(msg) || msg[start] != '{' && msg[start] != '[' {
+		return msg
+	}
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	dec.UseNumber()
-	if dec.Decode(&v) != nil {
-		return msg
+	v, twice, err := decodeTree(dec)
+	if err != nil || skipJSONSpace(msg, int(dec.InputOffset())) < len(msg) {
+		return unreadableRedacted
+	}
+	msgs := []any{v}
+	if batch, ok := v.([]any); ok {
+		msgs = batch
 	}
 	changed := false
-	for _, p := range paths {
-		if redactAt(v, p) {
-			changed = true
+	for _, m := range msgs {
+		for _, p := range paths {
+			if redactAt(m, p) {
+				changed = true
+			}
 		}
 	}
-	if !changed {
+	if !changed && !twice {
 		return msg
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if enc.Encode(v) != nil {
-		return msg
+		return unreadableRedacted
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// unreadableRedacted is what the log records of a message it cannot read
+// while values are to be hidden in it.
+var unreadableRedacted = []byte(`"` + transport.Redacted + `"`)
+
+// decodeTree decodes one JSON value as dec.Decode into an any would,
+// reporting also whether an object in it gives a member twice.
+func decodeTree(dec *json.Decoder) (v any, twice bool, err error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, false, err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return tok, false, nil
+	}
+	switch d {
+	case '{':
+		obj := map[string]any{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, false, err
+			}
+			k, _ := kt.(string)
+			child, t, err := decodeTree(dec)
+			if err != nil {
+				return nil, false, err
+			}
+			if _, seen := obj[k]; seen {
+				twice = true
+			}
+			obj[k], twice = child, twice || t
+		}
+		_, err = dec.Token()
+		return obj, twice, err
+	case '[':
+		arr := []any{}
+		for dec.More() {
+			child, t, err := decodeTree(dec)
+			if err != nil {
+				return nil, false, err
+			}
+			arr, twice = append(arr, child), twice || t
+		}
+		_, err = dec.Token()
+		return arr, twice, err
+	}
+	return nil, false, fmt.Errorf("unexpected %v", d)
 }
 
 // redactAt replaces the values at p under v, reporting whether any was.
@@ -229,7 +294,9 @@ func redactAt(v any, p RedactPath) bool {
 	switch c := v.(type) {
 	case map[string]any:
 		for k, child := range c {
-			if step != "*" && step != k {
+			// Any case: encoding/json reads "Password" as the member
+			// password of a Go server's arguments.
+			if step != "*" && !strings.EqualFold(step, k) {
 				continue
 			}
 			if last {

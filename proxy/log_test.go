@@ -118,3 +118,38 @@ func TestLogWritesWhatTheTraceWrites(t *testing.T) {
 		t.Errorf("the log wrote\n%s\nthe trace writes\n%s", got.String(), want.String())
 	}
 }
+
+// TestRedactPathsHidesEveryReading holds --redact-path to every way a
+// server could read the value at the path: in a batch, after leading
+// space, in the first of a member given twice, in a member name in
+// another case (encoding/json reads it as the member), and in a line the
+// log cannot read as JSON (a lenient parser may).
+func TestRedactPathsHidesEveryReading(t *testing.T) {
+	p, err := ParseRedactPath("$.params.arguments.password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, msg string }{
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"password":"hunter2"}}}]`},
+		{"leading space", ` {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"password":"hunter2"}}}`},
+		{"params twice", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"password":"hunter2"}},"params":{"name":"login"}}`},
+		{"member twice", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"password":"hunter2","password":"x"}}}`},
+		{"other case", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"Password":"hunter2"}}}`},
+		{"NaN", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"password":"hunter2","n":NaN}}}`},
+		{"two values", `{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{"password":"hunter2"}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Redact([]byte(tc.msg), nil, []RedactPath{p})
+			if bytes.Contains(got, []byte("hunter2")) {
+				t.Errorf("the value at the path was kept:\n%s", got)
+			}
+			if !json.Valid(got) {
+				t.Errorf("the redacted message is not JSON:\n%s", got)
+			}
+		})
+	}
+	plain := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"user":"ann"}}}`
+	if got := Redact([]byte(plain), nil, []RedactPath{p}); string(got) != plain {
+		t.Errorf("a message without the path was changed: %s", got)
+	}
+}

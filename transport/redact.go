@@ -41,8 +41,9 @@ func NewRedactor(secrets ...string) *Redactor {
 // Add registers more secrets. Values shorter than four bytes are ignored.
 // Each secret is also hidden in the forms JSON encoders write it in inside
 // a string (quotes, backslashes and control characters escaped; <, > and &
-// escaped as Go does; non-ASCII escaped as Python does by default), since
-// server-supplied text is often JSON that quotes it.
+// escaped as Go does; non-ASCII escaped as Python does by default; "/"
+// escaped as PHP does), since server-supplied text is often JSON that
+// quotes it.
 func (r *Redactor) Add(secrets ...string) {
 	if r == nil {
 		return
@@ -81,6 +82,11 @@ func jsonForms(s string) []string {
 		plain := unquote(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 		add(plain)
 		add(asciiEscaped(plain)) // Python's json.dumps with ensure_ascii
+		// PHP's json_encode escapes "/" too, which base64 tokens hold.
+		if strings.Contains(plain, "/") {
+			add(strings.ReplaceAll(plain, "/", `\/`))
+			add(strings.ReplaceAll(asciiEscaped(plain), "/", `\/`))
+		}
 	}
 	return forms
 }

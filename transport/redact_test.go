@@ -30,6 +30,8 @@ func TestRedactor(t *testing.T) {
 		{"non-ASCII escaped as Python does", []string{"pässwörd"}, `{"m":"p\u00e4ssw\u00f6rd"}`, `{"m":"[redacted]"}`},
 		{"astral plane escaped as a surrogate pair", []string{"key🔑key"}, `{"m":"key\ud83d\udd11key"}`, `{"m":"[redacted]"}`},
 		{"raw form too", []string{`pa"ss`}, `pa"ss`, `[redacted]`},
+		{"slash escaped as PHP does", []string{"ab/cd+ef=="}, `{"m":"ab\/cd+ef=="}`, `{"m":"[redacted]"}`},
+		{"slash and non-ASCII escaped as PHP does", []string{"ä/b-key"}, `{"m":"\u00e4\/b-key"}`, `{"m":"[redacted]"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
