@@ -161,7 +161,14 @@ func distinctMembers(obj []byte, known []string) error {
 	if i >= len(obj) || obj[i] != '{' {
 		return nil
 	}
-	var seen []string
+	// The names seen so far, compared one by one while they are few (a
+	// message has a handful) and through a map beyond, so that a line
+	// of many members costs no more than its reading.
+	var (
+		few  [16][]byte
+		seen = few[:0]
+		many map[string]bool
+	)
 	i = skipJSONSpace(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
 		return nil
@@ -171,18 +178,34 @@ func distinctMembers(obj []byte, known []string) error {
 		if end < 0 {
 			break
 		}
-		name := string(obj[i+1 : end-1])
-		if strings.IndexByte(name, '\\') >= 0 && json.Unmarshal(obj[i:end], &name) != nil {
-			break
+		name := obj[i+1 : end-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			var s string
+			if json.Unmarshal(obj[i:end], &s) != nil {
+				break
+			}
+			name = []byte(s)
 		}
-		for _, s := range seen {
-			if s == name {
-				return fmt.Errorf("the member %q is given twice", name)
+		twice := false
+		if many != nil {
+			twice = many[string(name)]
+			many[string(name)] = true
+		} else {
+			for _, s := range seen {
+				twice = twice || bytes.Equal(s, name)
+			}
+			if seen = append(seen, name); len(seen) == len(few) {
+				many = make(map[string]bool, 2*len(few))
+				for _, s := range seen {
+					many[string(s)] = true
+				}
 			}
 		}
-		seen = append(seen, name)
+		if twice {
+			return fmt.Errorf("the member %q is given twice", name)
+		}
 		for _, k := range known {
-			if name != k && strings.EqualFold(name, k) {
+			if string(name) != k && strings.EqualFold(string(name), k) {
 				return fmt.Errorf("the member %q is %q in another case", name, k)
 			}
 		}

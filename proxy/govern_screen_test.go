@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -137,5 +138,24 @@ func TestGovernScreensServerLines(t *testing.T) {
 	defer trail.mu.Unlock()
 	if len(trail.recs) != 1 {
 		t.Errorf("audit records %q", trail.recs)
+	}
+}
+
+// TestDistinctMembersMany: past the few names compared one by one, a name
+// given twice is still found, and distinct names pass.
+func TestDistinctMembersMany(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"method":"tools/call"`)
+	for i := range 40 {
+		fmt.Fprintf(&b, `,"m%d":%d`, i, i)
+	}
+	if err := distinctMembers([]byte(b.String()+"}"), envelopeMembers); err != nil {
+		t.Errorf("distinct members: %v", err)
+	}
+	if err := distinctMembers([]byte(b.String()+`,"m3":{"a":[1,"}"]}}`), envelopeMembers); err == nil || !strings.Contains(err.Error(), `"m3" is given twice`) {
+		t.Errorf("m3 twice: %v", err)
+	}
+	if err := distinctMembers([]byte(b.String()+`,"METHOD":"ping"}`), envelopeMembers); err == nil {
+		t.Error("METHOD after many members passed")
 	}
 }
