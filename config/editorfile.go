@@ -11,13 +11,15 @@ import (
 // command line (mcpctl scan --file): VS Code's layout (servers, inputs)
 // when the file has a servers member and no mcpServers, else the common
 // mcpServers one (Claude Desktop, Claude Code, Cursor, Windsurf), and
-// Claude Code's ~/.claude.json with its projects. A relative path is read
+// Claude Code's ~/.claude.json with its projects. A relative name is read
 // from h.Cwd. A file named as a project's (.mcp.json, .cursor/mcp.json,
 // .vscode/mcp.json) that is not one of the user's own is the repository's
 // wherever it is, and naming it is no approval of what it runs: its
 // servers have the project scope, which asks for trust (see
 // [TrustStore.Mark]). Any other file is the user's, who named it.
-func ReadEditorFile(h Host, path string) ([]Server, []*Problem, error) {
+func ReadEditorFile(h Host, name string) ([]Server, []*Problem, error) {
+	// Errors name the file as the user did; the rest goes by its path.
+	path := name
 	if !filepath.IsAbs(path) && h.Cwd != "" {
 		path = filepath.Join(h.Cwd, path)
 	}
@@ -29,7 +31,7 @@ func ReadEditorFile(h Host, path string) ([]Server, []*Problem, error) {
 	var top map[string]json.RawMessage
 	clean := stripJSONC(data)
 	if err := json.Unmarshal(clean, &top); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, notObjectError(clean, err))
+		return nil, nil, fmt.Errorf("%s: %w", name, notObjectError(clean, err))
 	}
 	src := Source{Origin: OriginClaudeCode, Scope: ScopeUser, Path: path, Found: true, format: formatMcpServers}
 	_, hasServers := top["servers"]
@@ -42,14 +44,14 @@ func ReadEditorFile(h Host, path string) ([]Server, []*Problem, error) {
 	}
 	if dir, ok := projectFileDir(h, path); ok {
 		if err := checkProjectFile(path); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		src.Scope, src.Dir = ScopeProject, dir
 	}
 	var problems []*Problem
 	servers, err := parseEditorFile(src, data, h, &problems)
 	if err != nil {
-		return nil, problems, fmt.Errorf("%s: %w", path, err)
+		return nil, problems, fmt.Errorf("%s: %w", name, err)
 	}
 	for i := range servers {
 		servers[i].Scope = src.Scope
