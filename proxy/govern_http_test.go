@@ -584,7 +584,9 @@ func TestHTTPGovernedScreensBodies(t *testing.T) {
 	defer tap.Close()
 	proxy := httptest.NewServer(&HTTP{Upstream: u, Tap: tap, Timeout: 10 * time.Second, Govern: g})
 	defer proxy.Close()
-	post := func(contentType, body string) (int, string) {
+	// post sends body with the Content-Type, and the headers given as
+	// name, value pairs; "; gzip" after the type declares it compressed.
+	post := func(contentType, body string, header ...string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/mcp", strings.NewReader(body))
 		if ct, ok := strings.CutSuffix(contentType, "; gzip"); ok {
@@ -594,6 +596,9 @@ func TestHTTPGovernedScreensBodies(t *testing.T) {
 		req.Header.Set("Content-Type", contentType)
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -611,19 +616,9 @@ func TestHTTPGovernedScreensBodies(t *testing.T) {
 	if code != http.StatusBadRequest || !strings.Contains(got, `"code":-32600`) || !strings.Contains(got, `"id":1`) {
 		t.Errorf("a method given twice: %d %s", code, got)
 	}
-	req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/mcp", strings.NewReader(call+`"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "drop_table")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `"code":-32020`) {
-		t.Errorf("an Mcp-Name header naming another tool: %d %s", resp.StatusCode, b)
+	code, got = post("application/json", call+`"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, "Mcp-Method", "tools/call", "Mcp-Name", "drop_table")
+	if code != http.StatusBadRequest || !strings.Contains(got, `"code":-32020`) {
+		t.Errorf("an Mcp-Name header naming another tool: %d %s", code, got)
 	}
 	for _, ct := range []string{"text/plain", "application/json; charset=utf-16le", "application/json; gzip"} {
 		code, got = post(ct, call+`"method":"tools/call","params":{"name":"drop_table","arguments":{}}}`)
