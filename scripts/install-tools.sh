@@ -83,13 +83,26 @@ if ! command -v npm >/dev/null 2>&1; then
   exit 1
 fi
 
+# The three npm installs below go to prefixes of their own and share only
+# npm's cache, which is safe to use from several processes: they run at
+# once, each logging to a file shown when it ends, since most of their time
+# is spent waiting on the registry.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+pids=()
+names=()
+
 stamp="$tools/.installed"
 want=$(printf '%s\n' "${packages[@]}")
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   mkdir -p "$tools"
   echo "install-tools: installing ${packages[*]} into $tools" >&2
-  npm install --prefix "$tools" --no-audit --no-fund --loglevel=error "${packages[@]}" >&2
-  printf '%s\n' "$want" >"$stamp"
+  {
+    npm install --prefix "$tools" --no-audit --no-fund --loglevel=error "${packages[@]}" &&
+      printf '%s\n' "$want" >"$stamp"
+  } >"$logs/main" 2>&1 &
+  pids+=($!)
+  names+=(main)
 fi
 
 # The scaffold's TypeScript dependencies, reinstalled when the golden
@@ -101,7 +114,9 @@ if ! cmp -s "$golden" "$ts/package.json" 2>/dev/null || [ ! -x "$ts/node_modules
   rm -rf "$ts"
   mkdir -p "$ts"
   cp "$golden" "$ts/package.json"
-  (cd "$ts" && npm install --prefer-offline --no-audit --no-fund --loglevel=error >&2)
+  (cd "$ts" && npm install --prefer-offline --no-audit --no-fund --loglevel=error) >"$logs/scaffold-ts" 2>&1 &
+  pids+=($!)
+  names+=(scaffold-ts)
 fi
 
 # The next conformance harness, in a prefix of its own (see above). It runs on
@@ -114,6 +129,22 @@ if [ ! -f "$next_stamp" ] || [ "$(cat "$next_stamp")" != "$next_want" ] ||
   [ ! -x "$next/node_modules/.bin/conformance" ]; then
   mkdir -p "$next"
   echo "install-tools: installing ${next_packages[*]} into $next" >&2
-  npm install --prefix "$next" --no-audit --no-fund --loglevel=error "${next_packages[@]}" >&2
-  printf '%s\n' "$next_want" >"$next_stamp"
+  {
+    npm install --prefix "$next" --no-audit --no-fund --loglevel=error "${next_packages[@]}" &&
+      printf '%s\n' "$next_want" >"$next_stamp"
+  } >"$logs/conformance-next" 2>&1 &
+  pids+=($!)
+  names+=(conformance-next)
 fi
+
+failed=0
+for i in "${!pids[@]}"; do
+  status=0
+  wait "${pids[$i]}" || status=$?
+  cat "$logs/${names[$i]}" >&2
+  if [ "$status" -ne 0 ]; then
+    echo "install-tools: npm install (${names[$i]}) exited $status" >&2
+    failed=1
+  fi
+done
+exit "$failed"
