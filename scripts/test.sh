@@ -72,8 +72,8 @@ trap 'kill "$conformance_pid" 2>/dev/null || true; rm -f "$conformance_log"' EXI
 # servers over a thousand times, and those seconds were most of the tier's
 # wall time. A tenth of a second leaves that grace without the idle wait.
 # The in-repo test servers, built once without the race detector, run in
-# both tiers instead of the test binary's own (main_test.go,
-# MCPCTL_TEST_SERVERS): under -race only mcpctl carries the detector
+# both tiers (MCPCTL_TEST_SERVERS; otherwise each test binary builds them,
+# main_test.go): under -race only mcpctl carries the detector
 # (internal/testservers says why).
 servers_dir=$(mktemp -d)
 trap 'kill "$conformance_pid" 2>/dev/null || true; rm -rf "$conformance_log" "$servers_dir"' EXIT

@@ -2,10 +2,10 @@
 // runs as the server it is called by: testserver, faultserver, authserver
 // or oauthfollow (a link of that name, or the name as its first argument).
 //
-// The end-to-end scripts find these servers in the test binary itself
-// (main_test.go). scripts/test.sh builds this program without the race
-// detector and puts it first on the scripts' PATH (MCPCTL_TEST_SERVERS),
-// so that under -race only mcpctl, the program under test, carries the
+// The scripts run this program by those names: TestScript (main_test.go)
+// builds it without the race detector, or scripts/test.sh builds it once
+// for both of its tiers and names its folder in MCPCTL_TEST_SERVERS, so
+// that under -race only mcpctl, the program under test, carries the
 // detector: a race-built server costs several times the CPU, and mcpctl
 // starts stdio servers with its safe environment, which leaves out
 // GORACE, so each race-built server it stops would sleep the detector's
