@@ -338,30 +338,29 @@ func toolchainEnv(t *testing.T) map[string]string {
 }
 
 // scriptPrograms builds, into a folder of the test's own, the programs the
-// scripts run by name: mcpctl, with the race detector when this test
-// binary has it, and internal/testservers linked as testserver,
-// faultserver, authserver and oauthfollow, without it (internal/testservers
-// says why), unless MCPCTL_TEST_SERVERS names a folder that holds them.
-// The test binary answers to the same names (TestMain), but it also links
-// the SDK, testscript and every test helper, and each of the scripts'
-// 2,500-odd process starts then costs more: the root package's scripts
-// took about 15% less CPU with the programs built on their own
-// (docs/performance.md). The builds reuse what `go test` compiled.
+// scripts run by name: mcpctl, unless this test binary has the race
+// detector, and internal/testservers linked as testserver, faultserver,
+// authserver and oauthfollow, never race-built (internal/testservers says
+// why), unless MCPCTL_TEST_SERVERS names a folder that holds them. The
+// test binary answers to the same names (TestMain), but it also links the
+// SDK, testscript and every test helper, and the scripts start some 2,500
+// processes: without the race detector the root package's scripts took
+// 5-11% less CPU with mcpctl built on its own. Under the race detector
+// the test binary stays mcpctl: there a race-built mcpctl of its own took
+// 5% more (docs/performance.md). The builds reuse what `go test` compiled.
 func scriptPrograms(t *testing.T) string {
 	dir := t.TempDir()
-	build := func(name, pkg string, race bool) {
-		args := []string{"build", "-o", filepath.Join(dir, name)}
-		if race {
-			args = append(args, "-race")
-		}
-		out, err := exec.Command("go", append(args, pkg)...).CombinedOutput()
+	build := func(name, pkg string) {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go build %s for the scripts: %v\n%s", pkg, err, out)
 		}
 	}
-	build("mcpctl", ".", raceEnabled)
+	if !raceEnabled {
+		build("mcpctl", ".")
+	}
 	if os.Getenv(testServersEnv) == "" {
-		build("testserver", "./internal/testservers", false)
+		build("testserver", "./internal/testservers")
 		for _, name := range []string{"faultserver", "authserver", "oauthfollow"} {
 			if err := os.Link(filepath.Join(dir, "testserver"), filepath.Join(dir, name)); err != nil {
 				t.Fatal(err)

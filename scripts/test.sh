@@ -47,13 +47,13 @@ if [ "$tools_status" -ne 0 ]; then
 fi
 phase "tools, gofmt and vet" "$start"
 
-# The conformance scenarios run beside the race run, one at a time: the
-# root package's scripts spend most of their time waiting on the processes
-# they start, which leaves room for one more; their output is shown once
-# they end, so the two logs do not interleave (its last line gives its own
-# wall time).
+# The conformance scenarios run beside the race run, two at a time: each
+# scenario is a chain of process starts (the harness, mcpctl) that the
+# load beside it slows, and one at a time they ended last, after both
+# tiers; their output is shown once they end, so the two logs do not
+# interleave (its last line gives its own wall time).
 conformance_log=$(mktemp)
-CONFORMANCE_JOBS=${CONFORMANCE_JOBS:-1} bash scripts/conformance.sh >"$conformance_log" 2>&1 &
+CONFORMANCE_JOBS=${CONFORMANCE_JOBS:-2} bash scripts/conformance.sh >"$conformance_log" 2>&1 &
 conformance_pid=$!
 trap 'kill "$conformance_pid" 2>/dev/null || true; rm -f "$conformance_log"' EXIT
 
