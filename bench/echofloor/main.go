@@ -8,6 +8,11 @@
 // Built with -tags libs it also links the four libraries of mcpctl's
 // design (libs.go).
 //
+// With ECHOFLOOR_HANDOFFS=K (K >= 1) the server's lines reach the calling
+// goroutine through K goroutines in a row (a reader, then K-1 relays,
+// over unbuffered channels), as a client with a read loop gets them: the
+// distance to the plain floor is what such hand-offs cost a round trip.
+//
 // Usage: echofloor N SERVER [ARGS...]
 package main
 
@@ -37,15 +42,14 @@ func main() {
 	stdout, err := cmd.StdoutPipe()
 	check(err)
 	check(cmd.Start())
-	r := bufio.NewReader(stdout)
+	next := lineReader(bufio.NewReader(stdout), os.Getenv("ECHOFLOOR_HANDOFFS"))
 	roundTrip := func(req []byte, id int) {
 		_, err := stdin.Write(req)
 		check(err)
 		want := []byte(`"id":` + strconv.Itoa(id) + `,`)
 		want2 := []byte(`"id":` + strconv.Itoa(id) + `}`)
 		for {
-			line, err := r.ReadSlice('\n')
-			check(err)
+			line := next()
 			if bytes.Contains(line, want) || bytes.Contains(line, want2) {
 				return
 			}
@@ -61,6 +65,47 @@ func main() {
 	}
 	check(stdin.Close())
 	check(cmd.Wait())
+}
+
+// lineReader returns the function that gives the server's next line:
+// read on the caller's goroutine, or through handoffs goroutines.
+func lineReader(r *bufio.Reader, handoffs string) func() []byte {
+	k := 0
+	if handoffs != "" {
+		var err error
+		k, err = strconv.Atoi(handoffs)
+		if err != nil || k < 0 {
+			fmt.Fprintln(os.Stderr, "echofloor: ECHOFLOOR_HANDOFFS is not a count:", handoffs)
+			os.Exit(2)
+		}
+	}
+	if k == 0 {
+		return func() []byte {
+			line, err := r.ReadSlice('\n')
+			check(err)
+			return line
+		}
+	}
+	lines := make(chan []byte)
+	go func() {
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return // the end of the stream, after the last answer
+			}
+			lines <- line
+		}
+	}()
+	for range k - 1 {
+		in, out := lines, make(chan []byte)
+		go func() {
+			for line := range in {
+				out <- line
+			}
+		}()
+		lines = out
+	}
+	return func() []byte { return <-lines }
 }
 
 func check(err error) {
