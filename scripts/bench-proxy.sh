@@ -17,7 +17,8 @@
 # trip against the direct connection (the goal: at most 100 µs) and
 # against the plain relay. bench/relayc.c, the same relay in C (one
 # thread, one poll), is measured beside them: what any relay adds on this
-# machine, before a language runtime's share.
+# machine, before a language runtime's share; and bench/relaypoll, that
+# design in Go (Linux): what a Go relay adds however it does its I/O.
 #
 # Usage: bash scripts/bench-proxy.sh [ROUNDS] [CALLS]   (default 20, 1000)
 set -euo pipefail
@@ -38,6 +39,7 @@ go build -trimpath -o "$dir/rtthost" ./bench/rtthost
 go build -o "$dir/paired" ./internal/startupfloor/paired
 cc -O2 -o "$dir/echoclient" bench/echoclient.c
 cc -O2 -o "$dir/relayc" bench/relayc.c
+go build -trimpath -o "$dir/relaypoll" ./bench/relaypoll
 export XDG_STATE_HOME="$dir/state"
 
 echo "$calls sequential echo calls, $rounds rounds; A = direct, B = relayfloor, C = mcpctl proxy --no-log, D = mcpctl proxy (session log)"
@@ -52,19 +54,20 @@ echo "round trips (µs), median over $rounds runs of each run's median and p90:"
 for i in $(seq "$rounds"); do
 	"$dir/rtthost" "$calls" "$dir/echoserver" >>"$dir/direct"
 	"$dir/rtthost" "$calls" "$dir/relayc" "$dir/echoserver" >>"$dir/crelay"
+	"$dir/rtthost" "$calls" "$dir/relaypoll" "$dir/echoserver" >>"$dir/gopoll"
 	"$dir/rtthost" "$calls" "$dir/relayfloor" "$dir/echoserver" >>"$dir/floor"
 	"$dir/rtthost" "$calls" "$dir/mcpctl" proxy --no-log -- "$dir/echoserver" >>"$dir/shim"
 	"$dir/rtthost" "$calls" "$dir/mcpctl" proxy --keep 2 -- "$dir/echoserver" >>"$dir/shimlog"
 done
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-for k in direct crelay floor shim shimlog; do
+for k in direct crelay gopoll floor shim shimlog; do
 	printf '%-8s median %8.1f  p90 %8.1f\n' "$k" "$(cut -d' ' -f1 "$dir/$k" | median)" "$(cut -d' ' -f2 "$dir/$k" | median)"
 done
 d=$(cut -d' ' -f1 "$dir/direct" | median)
 f=$(cut -d' ' -f1 "$dir/floor" | median)
 # paired prints the median of the round-by-round differences A − B.
 paired() { paste -d' ' "$dir/$1" "$dir/$2" | awk '{print $1-$3}' | median; }
-for k in crelay floor; do
+for k in crelay gopoll floor; do
 	awk -v s="$(cut -d' ' -f1 "$dir/$k" | median)" -v d="$d" -v k="$k" -v p="$(paired "$k" direct)" \
 		'BEGIN {printf "%s adds %.1f µs to the median round trip (paired %.1f µs)\n", k, s-d, p}'
 done
