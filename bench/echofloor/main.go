@@ -19,6 +19,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -88,10 +89,11 @@ func lineReader(r *bufio.Reader, handoffs string) func() []byte {
 	}
 	lines := make(chan []byte)
 	go func() {
+		defer close(lines) // the end of the stream: after the last answer, or a server gone early
 		for {
 			line, err := r.ReadBytes('\n')
 			if err != nil {
-				return // the end of the stream, after the last answer
+				return
 			}
 			lines <- line
 		}
@@ -99,13 +101,20 @@ func lineReader(r *bufio.Reader, handoffs string) func() []byte {
 	for range k - 1 {
 		in, out := lines, make(chan []byte)
 		go func() {
+			defer close(out)
 			for line := range in {
 				out <- line
 			}
 		}()
 		lines = out
 	}
-	return func() []byte { return <-lines }
+	return func() []byte {
+		line, ok := <-lines
+		if !ok {
+			check(errors.New("the server's output ended before its answer"))
+		}
+		return line
+	}
 }
 
 func check(err error) {
