@@ -393,14 +393,17 @@ func TestAbandonedRequestSendsCancelled(t *testing.T) {
 		checkError func(t *testing.T, err error)
 	}{
 		{
-			name:    "timeout",
-			timeout: 50 * time.Millisecond,
+			name: "timeout",
+			// The pings before the call are bound by it too: long enough
+			// for them on a loaded machine under the race detector (50 ms
+			// was not); the call waits for it in full.
+			timeout: 500 * time.Millisecond,
 			checkError: func(t *testing.T, err error) {
 				var got *TimeoutError
 				if !errors.As(err, &got) {
 					t.Fatalf("CallTool error = %v, want a *TimeoutError", err)
 				}
-				if diff := cmp.Diff(&TimeoutError{Method: "tools/call", After: 50 * time.Millisecond, Cancelled: true}, got); diff != "" {
+				if diff := cmp.Diff(&TimeoutError{Method: "tools/call", After: 500 * time.Millisecond, Cancelled: true}, got); diff != "" {
 					t.Errorf("TimeoutError mismatch (-want +got):\n%s", diff)
 				}
 			},
