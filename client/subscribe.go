@@ -251,6 +251,16 @@ func (c *Client) listen(ctx context.Context, want SubscriptionFilter) (*Subscrip
 	case <-s.acked:
 		return s, nil
 	case <-s.done:
+		// Acknowledged and then ended at once (a server that ends the
+		// subscription right after its first notifications): it did
+		// start, and the caller reads its notifications and its end from
+		// s. The acknowledgment is dispatched before the answer that ends
+		// the listen, so acked is closed by now if it came.
+		select {
+		case <-s.acked:
+			return s, nil
+		default:
+		}
 		if err := s.Err(); err != nil {
 			var ended *SubscriptionEndedError
 			if errors.As(err, &ended) && ended.Err != nil {
