@@ -21,13 +21,49 @@ phase() {
   echo "test.sh: $1 took $(($(date +%s) - $2))s" >&2
 }
 
+# What the run started in the background and the temporary files it made.
+# On every exit, an early failure or Ctrl-C included, each background job
+# is stopped with everything it started (a killed `go test` leaves its test
+# binary running, and a killed script its `go test`), and the files go.
+background=()
+temps=()
+stop_tree() {
+  local pid=$1 child
+  kill -STOP "$pid" 2>/dev/null || return 0 # no new children while we look
+  for child in $(pgrep -P "$pid" 2>/dev/null); do
+    stop_tree "$child"
+  done
+  kill -TERM "$pid" 2>/dev/null || true
+  kill -CONT "$pid" 2>/dev/null || true
+}
+cleanup() {
+  local pid
+  for pid in "${background[@]}"; do
+    stop_tree "$pid"
+  done
+  rm -rf "${temps[@]}"
+}
+# waited PID: the job has ended and been waited for; its number may be
+# given to another process, which cleanup must then leave alone.
+waited() {
+  local keep=() pid
+  for pid in "${background[@]}"; do
+    [ "$pid" = "$1" ] || keep+=("$pid")
+  done
+  background=("${keep[@]}")
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 start=$(date +%s)
 # The Node tools install (mostly waiting on the npm registry) beside the Go
 # modules' download and vet (mostly CPU); both are needed before the tests.
 tools_log=$(mktemp)
 bash scripts/install-tools.sh >"$tools_log" 2>&1 &
 tools_pid=$!
-trap 'kill "$tools_pid" 2>/dev/null || true; rm -f "$tools_log"' EXIT
+background+=("$tools_pid")
+temps+=("$tools_log")
 go mod download
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
@@ -39,8 +75,8 @@ fi
 go vet ./...
 tools_status=0
 wait "$tools_pid" || tools_status=$?
+waited "$tools_pid"
 cat "$tools_log" >&2
-rm -f "$tools_log"
 if [ "$tools_status" -ne 0 ]; then
   echo "test.sh: scripts/install-tools.sh exited $tools_status" >&2
   exit 1
@@ -55,7 +91,8 @@ phase "tools, gofmt and vet" "$start"
 conformance_log=$(mktemp)
 CONFORMANCE_JOBS=${CONFORMANCE_JOBS:-2} bash scripts/conformance.sh >"$conformance_log" 2>&1 &
 conformance_pid=$!
-trap 'kill "$conformance_pid" 2>/dev/null || true; rm -f "$conformance_log"' EXIT
+background+=("$conformance_pid")
+temps+=("$conformance_log")
 
 # The quick tier of every package under the race detector; the end-to-end
 # tier (MCPCTL_E2E=0 here) runs after it without the race detector: its
@@ -76,7 +113,7 @@ trap 'kill "$conformance_pid" 2>/dev/null || true; rm -f "$conformance_log"' EXI
 # main_test.go): under -race only mcpctl carries the detector
 # (internal/testservers says why).
 servers_dir=$(mktemp -d)
-trap 'kill "$conformance_pid" 2>/dev/null || true; rm -rf "$conformance_log" "$servers_dir"' EXIT
+temps+=("$servers_dir")
 go build -o "$servers_dir/testserver" ./internal/testservers
 for name in faultserver authserver oauthfollow; do
   ln "$servers_dir/testserver" "$servers_dir/$name"
@@ -99,7 +136,8 @@ phase "go test -race ./... (quick tier)" "$t"
 release_log=$(mktemp)
 RELEASE_BUILDER=${RELEASE_BUILDER:-go} bash scripts/release-check.sh >"$release_log" 2>&1 &
 release_pid=$!
-trap 'kill "$conformance_pid" "$release_pid" 2>/dev/null || true; rm -rf "$conformance_log" "$release_log" "$servers_dir"' EXIT
+background+=("$release_pid")
+temps+=("$release_log")
 
 # Every fuzz target for a few seconds (the parsers of untrusted input),
 # beside the end-to-end tier: each target runs for a fixed time whatever
@@ -111,7 +149,8 @@ fuzz_log=$(mktemp)
 FUZZTIME=${FUZZTIME:-5s} FUZZ_PARALLEL=${FUZZ_PARALLEL:-1} FUZZ_JOBS=${FUZZ_JOBS:-2} bash scripts/fuzz.sh >"$fuzz_log" 2>&1 &
 fuzz_pid=$!
 fuzz_start=$(date +%s)
-trap 'kill "$conformance_pid" "$release_pid" "$fuzz_pid" 2>/dev/null || true; rm -rf "$conformance_log" "$release_log" "$fuzz_log" "$servers_dir"' EXIT
+background+=("$fuzz_pid")
+temps+=("$fuzz_log")
 
 # The end-to-end tier: the scripts that have end-to-end parts (interop
 # with the npm reference server, scaffold toolchains, the documentation's
@@ -125,19 +164,22 @@ e2e_scripts=$(grep -l -E '\[!?(e2e|everything|tsmodules)\]' testdata/script/*.tx
 # of their time is spent waiting on the servers' answers.
 # One test binary, built once, runs both.
 e2e_dir=$(mktemp -d)
-trap 'kill "$conformance_pid" "$release_pid" "$fuzz_pid" 2>/dev/null || true; rm -rf "$conformance_log" "$release_log" "$fuzz_log" "$e2e_dir" "$servers_dir"' EXIT
+temps+=("$e2e_dir")
 e2e_status=0
 measure_status=0
 go test -c -o "$e2e_dir/mcpctl.test" . || e2e_status=$?
 "$e2e_dir/mcpctl.test" -test.count=1 -test.run '^(TestPeakRSS|TestBenchAgreesOverStdio|TestBenchAgreesOverHTTP)' &
 measure_pid=$!
+background+=("$measure_pid")
 "$e2e_dir/mcpctl.test" -test.count=1 -test.timeout=30m -test.run "^TestScript\$/^(${e2e_scripts})\$" || e2e_status=$?
 wait "$measure_pid" || measure_status=$?
+waited "$measure_pid"
 [ "$measure_status" -eq 0 ] || e2e_status=$measure_status
 phase "go test . (end-to-end tier)" "$t"
 
 conformance_status=0
 wait "$conformance_pid" || conformance_status=$?
+waited "$conformance_pid"
 cat "$conformance_log"
 if [ "$race_status" -ne 0 ] || [ "$e2e_status" -ne 0 ] || [ "$conformance_status" -ne 0 ]; then
   echo "test.sh: go test -race exited $race_status, the end-to-end tier $e2e_status, conformance $conformance_status" >&2
@@ -146,6 +188,7 @@ fi
 
 fuzz_status=0
 wait "$fuzz_pid" || fuzz_status=$?
+waited "$fuzz_pid"
 cat "$fuzz_log" >&2
 phase "fuzz (beside the end-to-end tier)" "$fuzz_start"
 if [ "$fuzz_status" -ne 0 ]; then
@@ -156,6 +199,7 @@ fi
 t=$(date +%s)
 release_status=0
 wait "$release_pid" || release_status=$?
+waited "$release_pid"
 cat "$release_log"
 phase "waiting for the release check" "$t"
 if [ "$release_status" -ne 0 ]; then
