@@ -52,6 +52,21 @@ waited() {
   done
   background=("${keep[@]}")
 }
+# foreground VAR CMD...: runs CMD and waits for it, as a job of its own,
+# and sets VAR to its exit status. A `go test` catches Ctrl-C and exits
+# with a status of its own, which bash takes as the interrupt handled and
+# goes on to the next phase; its `wait` builtin instead returns at once on
+# a trapped signal, and the traps below end the run.
+foreground() {
+  local var=$1 pid status=0
+  shift
+  "$@" &
+  pid=$!
+  background+=("$pid")
+  wait "$pid" || status=$?
+  waited "$pid"
+  printf -v "$var" '%s' "$status"
+}
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -122,7 +137,7 @@ export MCPCTL_TEST_SERVERS=$servers_dir
 
 t=$(date +%s)
 race_status=0
-GORACE=${GORACE:-atexit_sleep_ms=100} MCPCTL_E2E=0 go test -race -count=1 -timeout 30m -p 4 ./... "$@" || race_status=$?
+foreground race_status env GORACE="${GORACE:-atexit_sleep_ms=100}" MCPCTL_E2E=0 go test -race -count=1 -timeout 30m -p 4 ./... "$@"
 phase "go test -race ./... (quick tier)" "$t"
 
 # The release check (scripts/release-check.sh: the Windows and macOS
@@ -167,11 +182,12 @@ e2e_dir=$(mktemp -d)
 temps+=("$e2e_dir")
 e2e_status=0
 measure_status=0
-go test -c -o "$e2e_dir/mcpctl.test" . || e2e_status=$?
+foreground e2e_status go test -c -o "$e2e_dir/mcpctl.test" .
 "$e2e_dir/mcpctl.test" -test.count=1 -test.run '^(TestPeakRSS|TestBenchAgreesOverStdio|TestBenchAgreesOverHTTP)' &
 measure_pid=$!
 background+=("$measure_pid")
-"$e2e_dir/mcpctl.test" -test.count=1 -test.timeout=30m -test.run "^TestScript\$/^(${e2e_scripts})\$" || e2e_status=$?
+foreground scripts_status "$e2e_dir/mcpctl.test" -test.count=1 -test.timeout=30m -test.run "^TestScript\$/^(${e2e_scripts})\$"
+[ "$scripts_status" -eq 0 ] || e2e_status=$scripts_status
 wait "$measure_pid" || measure_status=$?
 waited "$measure_pid"
 [ "$measure_status" -eq 0 ] || e2e_status=$measure_status
