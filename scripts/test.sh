@@ -52,20 +52,25 @@ waited() {
   done
   background=("${keep[@]}")
 }
-# foreground VAR CMD...: runs CMD and waits for it, as a job of its own,
-# and sets VAR to its exit status. A `go test` catches Ctrl-C and exits
-# with a status of its own, which bash takes as the interrupt handled and
-# goes on to the next phase; its `wait` builtin instead returns at once on
-# a trapped signal, and the traps below end the run.
+# collect VAR PID: waits for the background job PID and sets VAR to its
+# exit status.
+collect() {
+  local status=0
+  wait "$2" || status=$?
+  waited "$2"
+  printf -v "$1" '%s' "$status"
+}
+# foreground VAR CMD...: runs CMD as a job of its own and collects it. A
+# `go test` catches Ctrl-C and exits with a status of its own, which bash
+# takes as the interrupt handled and goes on to the next phase; the `wait`
+# builtin instead returns at once on a trapped signal, and the traps below
+# end the run.
 foreground() {
-  local var=$1 pid status=0
+  local var=$1
   shift
   "$@" &
-  pid=$!
-  background+=("$pid")
-  wait "$pid" || status=$?
-  waited "$pid"
-  printf -v "$var" '%s' "$status"
+  background+=("$!")
+  collect "$var" "$!"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -88,9 +93,7 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
-tools_status=0
-wait "$tools_pid" || tools_status=$?
-waited "$tools_pid"
+collect tools_status "$tools_pid"
 cat "$tools_log" >&2
 if [ "$tools_status" -ne 0 ]; then
   echo "test.sh: scripts/install-tools.sh exited $tools_status" >&2
@@ -136,7 +139,6 @@ done
 export MCPCTL_TEST_SERVERS=$servers_dir
 
 t=$(date +%s)
-race_status=0
 foreground race_status env GORACE="${GORACE:-atexit_sleep_ms=100}" MCPCTL_E2E=0 go test -race -count=1 -timeout 30m -p 4 ./... "$@"
 phase "go test -race ./... (quick tier)" "$t"
 
@@ -181,30 +183,24 @@ e2e_scripts=$(grep -l -E '\[!?(e2e|everything|tsmodules)\]' testdata/script/*.tx
 e2e_dir=$(mktemp -d)
 temps+=("$e2e_dir")
 e2e_status=0
-measure_status=0
 foreground e2e_status go test -c -o "$e2e_dir/mcpctl.test" .
 "$e2e_dir/mcpctl.test" -test.count=1 -test.run '^(TestPeakRSS|TestBenchAgreesOverStdio|TestBenchAgreesOverHTTP)' &
 measure_pid=$!
 background+=("$measure_pid")
 foreground scripts_status "$e2e_dir/mcpctl.test" -test.count=1 -test.timeout=30m -test.run "^TestScript\$/^(${e2e_scripts})\$"
 [ "$scripts_status" -eq 0 ] || e2e_status=$scripts_status
-wait "$measure_pid" || measure_status=$?
-waited "$measure_pid"
+collect measure_status "$measure_pid"
 [ "$measure_status" -eq 0 ] || e2e_status=$measure_status
 phase "go test . (end-to-end tier)" "$t"
 
-conformance_status=0
-wait "$conformance_pid" || conformance_status=$?
-waited "$conformance_pid"
+collect conformance_status "$conformance_pid"
 cat "$conformance_log"
 if [ "$race_status" -ne 0 ] || [ "$e2e_status" -ne 0 ] || [ "$conformance_status" -ne 0 ]; then
   echo "test.sh: go test -race exited $race_status, the end-to-end tier $e2e_status, conformance $conformance_status" >&2
   exit 1
 fi
 
-fuzz_status=0
-wait "$fuzz_pid" || fuzz_status=$?
-waited "$fuzz_pid"
+collect fuzz_status "$fuzz_pid"
 cat "$fuzz_log" >&2
 phase "fuzz (beside the end-to-end tier)" "$fuzz_start"
 if [ "$fuzz_status" -ne 0 ]; then
@@ -213,9 +209,7 @@ if [ "$fuzz_status" -ne 0 ]; then
 fi
 
 t=$(date +%s)
-release_status=0
-wait "$release_pid" || release_status=$?
-waited "$release_pid"
+collect release_status "$release_pid"
 cat "$release_log"
 phase "waiting for the release check" "$t"
 if [ "$release_status" -ne 0 ]; then
