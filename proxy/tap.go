@@ -13,8 +13,8 @@ import (
 type Tap struct {
 	obs   Observer
 	limit int // bytes of a frame kept
-	// batchDelay is how long the observers' goroutine, once woken, lets
-	// frames gather before it takes them.
+	// batchDelay is how long frames gather after the first of a batch
+	// before the observers' goroutine takes them.
 	batchDelay time.Duration
 	// flushDelay is how long what a [Flusher] buffered may wait to be
 	// flushed.
@@ -22,15 +22,17 @@ type Tap struct {
 	maxBytes   int64 // bytes queued at most
 
 	mu      sync.Mutex
-	cond    *sync.Cond
 	queue   []item
 	queued  int64
 	dropped int64
 	closed  bool
-	// flushDue is set by the flush timer and taken by run.
-	flushDue bool
-	done     chan struct{}
-	session  string // stamped on frames that name no session
+	// armed is set by the frame that starts a batch (and arms batch) and
+	// cleared when run takes the queue.
+	armed   bool
+	batch   *time.Timer
+	wake    chan struct{} // wakes run at once: events, Close
+	done    chan struct{}
+	session string // stamped on frames that name no session
 }
 
 type item struct {
@@ -58,8 +60,13 @@ func NewTap(obs Observer, frameLimit int, maxBytes int64) *Tap {
 	if maxBytes <= 0 {
 		maxBytes = DefaultQueueBytes
 	}
-	t := &Tap{obs: obs, limit: frameLimit, maxBytes: maxBytes, batchDelay: DefaultBatchDelay, flushDelay: DefaultFlushDelay, done: make(chan struct{})}
-	t.cond = sync.NewCond(&t.mu)
+	return newTap(obs, frameLimit, maxBytes, DefaultBatchDelay, DefaultFlushDelay)
+}
+
+func newTap(obs Observer, frameLimit int, maxBytes int64, batchDelay, flushDelay time.Duration) *Tap {
+	t := &Tap{obs: obs, limit: frameLimit, maxBytes: maxBytes, batchDelay: batchDelay, flushDelay: flushDelay,
+		batch: time.NewTimer(time.Hour), wake: make(chan struct{}, 1), done: make(chan struct{})}
+	t.batch.Stop()
 	go t.run()
 	return t
 }
@@ -78,6 +85,11 @@ func (t *Tap) SetSession(session string) {
 func (t *Tap) FrameLimit() int { return t.limit }
 
 // Send queues f for the observer, or drops it when the queue is full.
+//
+// Only the first frame of a batch does anything beyond the queue: it arms
+// a timer, which wakes the observers' goroutine batchDelay later. Waking
+// that goroutine at once instead would cost a busy session one wake-up of
+// another thread for each batch, on top of the timer's.
 func (t *Tap) Send(f Frame) {
 	size := int64(len(f.Data))
 	t.mu.Lock()
@@ -91,13 +103,21 @@ func (t *Tap) Send(f Frame) {
 	}
 	t.queue = append(t.queue, item{frame: f})
 	t.queued += size
+	first := !t.armed
+	t.armed = true
 	t.mu.Unlock()
-	t.cond.Signal()
+	if first {
+		if t.batchDelay > 0 {
+			t.batch.Reset(t.batchDelay)
+		} else {
+			t.nudge()
+		}
+	}
 }
 
 // Note queues an event. Events are few and small: they are queued even
 // when frames are being dropped, so that the observer learns how the
-// session ended.
+// session ended, and they reach it at once.
 func (t *Tap) Note(name string, detail any) {
 	e := &Event{Time: time.Now(), Name: name, Detail: detail}
 	t.mu.Lock()
@@ -105,7 +125,7 @@ func (t *Tap) Note(name string, detail any) {
 		t.queue = append(t.queue, item{event: e})
 	}
 	t.mu.Unlock()
-	t.cond.Signal()
+	t.nudge()
 }
 
 // Close delivers what is queued, then a last "dropped" event if frames
@@ -114,40 +134,45 @@ func (t *Tap) Close() {
 	t.mu.Lock()
 	t.closed = true
 	t.mu.Unlock()
-	t.cond.Signal()
+	t.nudge()
 	<-t.done
+}
+
+// nudge wakes run now.
+func (t *Tap) nudge() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
 }
 
 func (t *Tap) run() {
 	defer close(t.done)
+	defer t.batch.Stop()
 	flusher, _ := t.obs.(Flusher)
 	// A flush is a system call, and each one wakes the Go runtime's
 	// monitor thread, which then polls every few microseconds for a while;
 	// on a machine with few cores that steals time from the relay. So what
 	// the observers buffer is flushed once flushDelay after the first batch
 	// it holds, not after every batch, and at the end.
-	var timer *time.Timer
-	armed := false
+	flushTimer := time.NewTimer(time.Hour)
+	flushTimer.Stop()
+	defer flushTimer.Stop()
+	var flushDue <-chan time.Time // set while a flush is due
 	var reported int64
 	for {
+		select {
+		case <-t.batch.C:
+		case <-t.wake:
+		case <-flushDue:
+			flushDue = nil
+			flusher.Flush()
+			continue
+		}
 		t.mu.Lock()
-		for len(t.queue) == 0 && !t.closed && !t.flushDue {
-			t.cond.Wait()
-		}
-		if len(t.queue) > 0 && !t.closed && t.batchDelay > 0 {
-			// Woken by the first frame of a burst: let the rest of it
-			// queue, so that a busy session wakes the observers once per
-			// batch rather than once per frame (frames queued meanwhile
-			// signal nobody, which costs the relay nothing).
-			t.mu.Unlock()
-			time.Sleep(t.batchDelay)
-			t.mu.Lock()
-		}
 		batch := t.queue
-		t.queue = nil
-		t.queued = 0
-		dropped, closed, due := t.dropped, t.closed, t.flushDue
-		t.flushDue = false
+		t.queue, t.queued, t.armed = nil, 0, false
+		dropped, closed := t.dropped, t.closed
 		t.mu.Unlock()
 		if dropped > reported {
 			// Said before the frames that got through after the drop, so
@@ -162,41 +187,19 @@ func (t *Tap) run() {
 				t.obs.Frame(it.frame)
 			}
 		}
-		if closed && len(batch) == 0 {
-			t.mu.Lock()
-			dropped = t.dropped
-			t.mu.Unlock()
-			if dropped > reported {
-				t.obs.Event(Event{Time: time.Now(), Name: "dropped", Detail: map[string]int64{"frames": dropped - reported}})
-			}
-			if timer != nil {
-				timer.Stop()
-			}
+		switch {
+		case closed:
+			// Nothing is queued once closed is set: this batch was the last.
 			if flusher != nil {
 				flusher.Flush()
 			}
 			return
-		}
-		switch {
-		case flusher == nil:
-		case due || t.flushDelay <= 0:
+		case flusher == nil || len(batch) == 0 || flushDue != nil:
+		case t.flushDelay <= 0:
 			flusher.Flush()
-			armed = false
-		case len(batch) > 0 && !armed:
-			armed = true
-			if timer == nil {
-				timer = time.AfterFunc(t.flushDelay, t.flushTime)
-			} else {
-				timer.Reset(t.flushDelay)
-			}
+		default:
+			flushTimer.Reset(t.flushDelay)
+			flushDue = flushTimer.C
 		}
 	}
-}
-
-// flushTime wakes run to flush the observers.
-func (t *Tap) flushTime() {
-	t.mu.Lock()
-	t.flushDue = true
-	t.mu.Unlock()
-	t.cond.Signal()
 }
