@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -142,8 +143,8 @@ func (c *Checks) Frame(f Frame) {
 
 // message checks one JSON-RPC message of frame f.
 func (c *Checks) message(f Frame, data []byte) {
-	var m envelope
-	if data[0] != '{' || unmarshalEnvelope(data, &m) != nil {
+	m, ok := readEnvelope(data)
+	if !ok {
 		kind := FlagPollution
 		what := "the server wrote a line to stdout that is not JSON-RPC"
 		if f.Dir == HostToServer {
@@ -174,28 +175,34 @@ func (c *Checks) request(f Frame, id string, m envelope) {
 		c.flag(f, FlagDuplicate, id, m.Method, fmt.Sprintf("request id %s is already in use by a pending %s", id, prev.Method))
 	}
 	call := &Call{ID: id, Method: m.Method, Session: f.Session, Dir: f.Dir.String(), Start: f.Time, Pending: true, seq: c.callCount}
-	var p struct {
-		Name            string          `json:"name"`
-		Cursor          *string         `json:"cursor"`
-		ProtocolVersion string          `json:"protocolVersion"`
-		ClientInfo      json.RawMessage `json:"clientInfo"`
-		Meta            map[string]any  `json:"_meta"`
-	}
-	json.Unmarshal(m.Params, &p)
+	var name, cursor, clientInfo, meta []byte
+	jsonscan.Members(m.Params, func(p jsonscan.Member) bool {
+		switch {
+		case p.Is("name"):
+			name = p.Value
+		case p.Is("cursor"):
+			cursor = p.Value
+		case p.Is("clientInfo"):
+			clientInfo = p.Value
+		case p.Is("_meta"):
+			meta = p.Value
+		}
+		return true
+	})
 	switch m.Method {
 	case "tools/call":
-		call.Tool = p.Name
+		call.Tool, _ = jsonscan.String(name)
 	case "tools/list":
-		call.cursor = p.Cursor != nil
+		call.cursor = jsonscan.IsString(cursor)
 	}
-	if m.Method == "initialize" && len(p.ClientInfo) > 0 {
-		c.clientInfo = p.ClientInfo
+	if m.Method == "initialize" && jsonscan.IsObject(clientInfo) {
+		c.clientInfo = clientInfo
 	}
-	if v, ok := p.Meta["io.modelcontextprotocol/protocolVersion"].(string); ok && v != "" {
+	if v, _ := jsonscan.String(jsonscan.Find(meta, "io.modelcontextprotocol/protocolVersion")); v != "" {
 		// The modern era names the revision on every request.
 		c.version = v
-		if ci, ok := p.Meta["io.modelcontextprotocol/clientInfo"]; ok && c.clientInfo == nil {
-			c.clientInfo, _ = json.Marshal(ci)
+		if ci := jsonscan.Find(meta, "io.modelcontextprotocol/clientInfo"); ci != nil && c.clientInfo == nil {
+			c.clientInfo = canonical(ci)
 		}
 	}
 	c.pending[key] = call
@@ -280,11 +287,7 @@ func (c *Checks) result(f Frame, call *Call, result json.RawMessage) {
 			c.serverInfo = r.ServerInfo
 		}
 	case "tools/call":
-		var r struct {
-			IsError bool `json:"isError"`
-		}
-		json.Unmarshal(result, &r)
-		call.IsError = r.IsError
+		call.IsError = string(jsonscan.Find(result, "isError")) == "true"
 	case "tools/list":
 		c.toolDrift(f, call, result)
 	}
@@ -446,28 +449,32 @@ func (c *Checks) flag(f Frame, kind, id, method, msg string) {
 	}
 }
 
-// unmarshalEnvelope decodes a message's envelope. A message larger than
-// the schema checks take ([schema.MaxCheckSize]) is decoded without its
-// params and result, which are not looked at then: copying them would
-// double the memory a large frame costs the proxy.
-func unmarshalEnvelope(data []byte, m *envelope) error {
-	if len(data) <= schema.MaxCheckSize {
-		return json.Unmarshal(data, m)
+// readEnvelope reads the envelope of a message; ok is false when the
+// message is not a JSON object or its method is not a string. The members
+// are data's own bytes, so that a large message costs no copy.
+func readEnvelope(data []byte) (m envelope, ok bool) {
+	if len(data) == 0 || data[0] != '{' || !json.Valid(data) {
+		return m, false
 	}
-	var small struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Error  json.RawMessage `json:"error"`
-		Result *struct{}       `json:"result"`
-	}
-	if err := json.Unmarshal(data, &small); err != nil {
-		return err
-	}
-	m.ID, m.Method, m.Error = small.ID, small.Method, small.Error
-	if small.Result != nil {
-		m.Result = json.RawMessage("{}")
-	}
-	return nil
+	ok = true
+	jsonscan.Members(data, func(mb jsonscan.Member) bool {
+		switch {
+		case mb.Is("id"):
+			m.ID = mb.Value
+		case mb.Is("method"):
+			if string(mb.Value) != "null" {
+				m.Method, ok = jsonscan.String(mb.Value)
+			}
+		case mb.Is("params"):
+			m.Params = mb.Value
+		case mb.Is("result"):
+			m.Result = mb.Value
+		case mb.Is("error"):
+			m.Error = mb.Value
+		}
+		return ok
+	})
+	return m, ok
 }
 
 // callKey is the key of a pending call: the direction of its request,

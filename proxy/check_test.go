@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpctl/mcpctl/schema"
 )
 
 func TestChecksFlagWhatIsWrong(t *testing.T) {
@@ -83,5 +85,44 @@ func TestChecksModernEra(t *testing.T) {
 	}
 	if len(s.Flags) == 0 || s.Flags[0].Kind != FlagSchema {
 		t.Errorf("flags %v, want a schema violation", s.Flags)
+	}
+}
+
+func TestChecksReadALargeResultWithoutCheckingIt(t *testing.T) {
+	c := Checks{KeepCalls: true}
+	frame := func(dir Direction, s string) {
+		c.Frame(Frame{Time: time.Now(), Dir: dir, Data: []byte(s), Size: int64(len(s))})
+	}
+	frame(HostToServer, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"h","version":"1"}}}`)
+	frame(ServerToHost, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+	frame(HostToServer, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"dump","arguments":{}}}`)
+	// Larger than the schema checks take: its isError is still read, and
+	// it is not flagged for what was left unchecked.
+	big := strings.Repeat("x", schema.MaxCheckSize)
+	frame(ServerToHost, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+big+`"}],"isError":true}}`)
+	s := c.Summary()
+	if len(s.Flags) != 0 {
+		t.Errorf("flags: %v", s.Flags)
+	}
+	if len(s.Calls) != 2 || s.Calls[1].Tool != "dump" || !s.Calls[1].IsError || s.Calls[1].Pending {
+		t.Errorf("calls: %+v", s.Calls)
+	}
+}
+
+func TestChecksReadNamesExactly(t *testing.T) {
+	c := Checks{KeepCalls: true}
+	frame := func(dir Direction, s string) {
+		c.Frame(Frame{Time: time.Now(), Dir: dir, Data: []byte(s), Size: int64(len(s))})
+	}
+	// JSON-RPC members are named exactly; an escape spells the same name.
+	frame(HostToServer, `{"jsonrpc":"2.0","ID":1,"Method":"tools/call"}`)
+	frame(HostToServer, `{"jsonrpc":"2.0","id":2,"\u006dethod":"tools/call","params":{"name":"echo"}}`)
+	frame(HostToServer, `{"jsonrpc":"2.0","id":3,"method":7}`)
+	s := c.Summary()
+	if len(s.Calls) != 1 || s.Calls[0].ID != "2" || s.Calls[0].Tool != "echo" {
+		t.Errorf("calls: %+v", s.Calls)
+	}
+	if len(s.Flags) != 2 || s.Flags[0].Kind != FlagMalformed || s.Flags[1].Kind != FlagMalformed {
+		t.Errorf("flags: %+v", s.Flags)
 	}
 }

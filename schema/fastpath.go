@@ -1,8 +1,9 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
+
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 )
 
 // plainToolResult reports whether result is a CallToolResult of the
@@ -16,84 +17,93 @@ import (
 // differs from it (TestPlainToolResultAgrees checks that). Batches of
 // thousands of calls spend most of their checking on these.
 func plainToolResult(version string, result []byte) bool {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(result, &top) != nil || top == nil {
+	if !json.Valid(result) {
 		return false
 	}
 	modern := version >= "2026-07-28"
-	content, ok := top["content"]
-	if !ok {
-		return false
-	}
-	for k, v := range top {
-		switch k {
-		case "content":
-		case "isError":
-			if s := string(v); s != "true" && s != "false" {
-				return false
-			}
-		case "structuredContent":
-			if !isObject(v) {
-				return false
-			}
-		case "_meta":
-			if !isObject(v) || modern && !plainResultMeta(v) {
-				return false
-			}
-		case "resultType":
-			if !isString(v) {
-				return false
-			}
+	const (
+		hasContent = 1 << iota
+		hasIsError
+		hasStructured
+		hasMeta
+		hasResultType
+	)
+	var content []byte
+	seen := 0
+	ok := true
+	err := jsonscan.Members(result, func(m jsonscan.Member) bool {
+		var bit int
+		switch {
+		case m.Is("content"):
+			bit, content = hasContent, m.Value
+		case m.Is("isError"):
+			bit = hasIsError
+			ok = string(m.Value) == "true" || string(m.Value) == "false"
+		case m.Is("structuredContent"):
+			bit, ok = hasStructured, jsonscan.IsObject(m.Value)
+		case m.Is("_meta"):
+			bit, ok = hasMeta, jsonscan.IsObject(m.Value) && (!modern || plainResultMeta(m.Value))
+		case m.Is("resultType"):
+			bit, ok = hasResultType, jsonscan.IsString(m.Value)
 		default:
-			return false
+			ok = false
 		}
-	}
-	if _, ok := top["resultType"]; modern && !ok {
+		// A name given twice is left to the validator, which reads the
+		// last.
+		ok = ok && seen&bit == 0
+		seen |= bit
+		return ok
+	})
+	if err != nil || !ok || seen&hasContent == 0 || modern && seen&hasResultType == 0 {
 		return false
 	}
-	var blocks []map[string]json.RawMessage
-	if json.Unmarshal(content, &blocks) != nil || (blocks == nil && !bytes.Equal(bytes.TrimSpace(content), []byte("[]"))) {
-		return false
-	}
-	for _, b := range blocks {
-		if len(b) != 2 || string(b["type"]) != `"text"` {
-			return false
-		}
-		if raw, ok := b["text"]; !ok || !isString(raw) {
-			return false
-		}
-	}
-	return true
+	err = jsonscan.Elements(content, func(block []byte) bool {
+		n, text, typ := 0, false, false
+		jsonscan.Members(block, func(m jsonscan.Member) bool {
+			n++
+			switch {
+			case m.Is("type"):
+				typ = string(m.Value) == `"text"`
+			case m.Is("text"):
+				text = jsonscan.IsString(m.Value)
+			}
+			return true
+		})
+		ok = n == 2 && typ && text
+		return ok
+	})
+	return err == nil && ok
 }
 
 // plainResultMeta reports whether a 2026-07-28 result's _meta (an object)
 // is valid as a ResultMetaObject for certain: its serverInfo, the one key
 // the definition constrains, absent or exactly {"name": …, "version": …}.
-func plainResultMeta(raw json.RawMessage) bool {
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(raw, &meta) != nil {
-		return false
-	}
-	info, ok := meta["io.modelcontextprotocol/serverInfo"]
-	if !ok {
+func plainResultMeta(meta []byte) bool {
+	var info []byte
+	count := 0
+	jsonscan.Members(meta, func(m jsonscan.Member) bool {
+		if m.Is("io.modelcontextprotocol/serverInfo") {
+			info = m.Value
+			count++
+		}
 		return true
-	}
-	var impl map[string]json.RawMessage
-	if json.Unmarshal(info, &impl) != nil || len(impl) != 2 {
+	})
+	switch {
+	case count == 0:
+		return true
+	case count > 1:
 		return false
 	}
-	return isString(impl["name"]) && isString(impl["version"])
-}
-
-// isString reports whether raw is a JSON string (raw is valid JSON; null
-// is not a string, though it decodes into one).
-func isString(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '"'
-}
-
-// isObject reports whether raw is a JSON object (raw is valid JSON).
-func isObject(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '{'
+	n, name, ver := 0, false, false
+	err := jsonscan.Members(info, func(m jsonscan.Member) bool {
+		n++
+		switch {
+		case m.Is("name"):
+			name = jsonscan.IsString(m.Value)
+		case m.Is("version"):
+			ver = jsonscan.IsString(m.Value)
+		}
+		return true
+	})
+	return err == nil && n == 2 && name && ver
 }

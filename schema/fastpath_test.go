@@ -68,4 +68,31 @@ func TestPlainToolResultAgrees(t *testing.T) {
 	if !plainToolResult("2026-07-28", []byte(modern)) {
 		t.Errorf("%s does not take the fast path", modern)
 	}
+	// Names given twice, written with escapes or in another case, white
+	// space and broken text: the fast path may decline any of them, but
+	// never call valid what the validator does not.
+	for _, doc := range []string{
+		`{"content":[{"type":"text","text":"a"}],"content":5}`,
+		`{"content":5,"content":[{"type":"text","text":"a"}]}`,
+		`{"content":[{"type":"text","type":"image","text":"a"}]}`,
+		`{"content":[{"text":"a","text":1}]}`,
+		`{"\u0063ontent":[{"type":"text","text":"a"}]}`,
+		`{"Content":[{"type":"text","text":"a"}]}`,
+		`{"content":[{"type":"\u0074ext","text":"a"}]}`,
+		` { "content" : [ { "type" : "text" , "text" : "a" } ] } `,
+		`{"content":[{"type":"text","text":"a"}],"isError":true,"isError":"yes"}`,
+		`{"content":[{"type":"text","text":"a"}]`,
+		`{"content":[{"type":"text","text":"a"}]} {}`,
+		`{"content":[{"type":"text","text":"a"},]}`,
+	} {
+		for _, version := range officialVersions {
+			if !plainToolResult(version, []byte(doc)) {
+				continue
+			}
+			vs, err := c.check(version, "CallToolResult", []byte(doc), true)
+			if err != nil || len(vs) > 0 {
+				t.Errorf("%s: fast path says valid, the validator says %v %v: %s", version, vs, err, doc)
+			}
+		}
+	}
 }

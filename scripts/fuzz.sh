@@ -26,6 +26,7 @@ targets=(
   "./auth FuzzParseChallenges"
   "./client FuzzParseEnvelope"
   "./config FuzzExpand"
+  "./internal/jsonscan FuzzMembers"
   "./lint FuzzParamHeadersAgreeWithClient"
   "./pin FuzzCanonical"
   "./render FuzzJSON"
