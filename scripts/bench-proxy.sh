@@ -6,10 +6,14 @@
 #   B  through bench/relayfloor, the least a relay can do (io.Copy both ways);
 #   C  through mcpctl proxy --no-log (the relay, the tap and the checks);
 #   D  through mcpctl proxy as a host's config would run it (the session log
-#      written to the state dir too).
+#      written to the state dir too);
+#   E  through bench/relayfloor built with -tags libfloor: the same floor,
+#      also linking the four libraries every mcpctl command links, whose
+#      initialisation each start pays (see bench/relayfloor/libs.go).
 # The programs run in turn, the order rotating each round
 # (internal/startupfloor/paired). Read the paired ratios C/B and D/B: the
-# goal is at most 1.15.
+# goal is at most 1.15. C/E and D/E count the libraries' start-up on both
+# sides: what is left is the relaying and mcpctl's own start-up.
 #
 # Then the round trip each adds: bench/rtthost makes the same calls through
 # each and prints the median and 90th percentile round trip (µs); the
@@ -35,6 +39,7 @@ trap 'rm -rf "$dir"' EXIT
 go build -trimpath -o "$dir/mcpctl" .
 go build -trimpath -o "$dir/echoserver" ./bench/echoserver
 go build -trimpath -o "$dir/relayfloor" ./bench/relayfloor
+go build -trimpath -tags libfloor -o "$dir/relayfloor-libs" ./bench/relayfloor
 go build -trimpath -o "$dir/rtthost" ./bench/rtthost
 go build -o "$dir/paired" ./internal/startupfloor/paired
 cc -O2 -o "$dir/echoclient" bench/echoclient.c
@@ -42,12 +47,13 @@ cc -O2 -o "$dir/relayc" bench/relayc.c
 go build -trimpath -o "$dir/relaypoll" ./bench/relaypoll
 export XDG_STATE_HOME="$dir/state"
 
-echo "$calls sequential echo calls, $rounds rounds; A = direct, B = relayfloor, C = mcpctl proxy --no-log, D = mcpctl proxy (session log)"
-"$dir/paired" -n "$rounds" -warmup 2 -pair C/B -pair D/B -pair B/A \
+echo "$calls sequential echo calls, $rounds rounds; A = direct, B = relayfloor, C = mcpctl proxy --no-log, D = mcpctl proxy (session log), E = relayfloor linking the four libraries"
+"$dir/paired" -n "$rounds" -warmup 2 -pair C/B -pair D/B -pair C/E -pair D/E -pair E/B -pair B/A \
 	"$dir/echoclient $calls $dir/echoserver" \
 	"$dir/echoclient $calls $dir/relayfloor $dir/echoserver" \
 	"$dir/echoclient $calls $dir/mcpctl proxy --no-log -- $dir/echoserver" \
-	"$dir/echoclient $calls $dir/mcpctl proxy --keep 2 -- $dir/echoserver"
+	"$dir/echoclient $calls $dir/mcpctl proxy --keep 2 -- $dir/echoserver" \
+	"$dir/echoclient $calls $dir/relayfloor-libs $dir/echoserver"
 
 echo
 echo "round trips (µs), median over $rounds runs of each run's median and p90:"
