@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 )
 
 // maxExactInteger is the largest integer every I-JSON reader holds
@@ -78,11 +80,11 @@ func ijsonClean(data []byte) bool {
 			stack = stack[:len(stack)-1]
 			i++
 		case c == '"':
-			end := skipString(data, i)
-			if j := skipSpace(data, end); j < len(data) && data[j] == ':' {
+			end := jsonscan.StringEnd(data, i)
+			if j := jsonscan.Space(data, end); j < len(data) && data[j] == ':' {
 				// A string before a colon is a member name.
 				name := data[i+1 : end-1]
-				if !plainASCII(data[i:end]) {
+				if !jsonscan.Plain(data[i:end]) {
 					var s string
 					if json.Unmarshal(data[i:end], &s) != nil {
 						return false

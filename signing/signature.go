@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 )
 
 // AlgHMACSHA256 is the only signature algorithm of the convention.
@@ -432,100 +434,17 @@ func objectMembers(obj json.RawMessage) ([]member, error) {
 // scanning: ok is false when obj is not an object. A name that holds an
 // escape or a byte beyond ASCII is decoded, as the decoder would read it.
 func scanMembers(obj []byte) (members []member, ok bool) {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
+	ok = true
+	err := jsonscan.Members(obj, func(m jsonscan.Member) bool {
+		name, named := m.Key()
+		ok = named
+		members = append(members, member{rawName: m.Name, name: name, value: m.Value})
+		return ok
+	})
+	if err != nil || !ok {
 		return nil, false
 	}
-	i = skipSpace(obj, i+1)
-	if obj[i] == '}' {
-		return nil, true
-	}
-	for {
-		end := skipString(obj, i)
-		raw := obj[i:end:end]
-		name := string(raw[1 : len(raw)-1])
-		if !plainASCII(raw) {
-			if json.Unmarshal(raw, &name) != nil {
-				return nil, false
-			}
-		}
-		i = skipSpace(obj, end)
-		i = skipSpace(obj, i+1) // past the colon
-		end = skipValue(obj, i)
-		members = append(members, member{rawName: raw, name: name, value: obj[i:end:end]})
-		i = skipSpace(obj, end)
-		if obj[i] == '}' {
-			return members, true
-		}
-		i = skipSpace(obj, i+1) // past the comma
-	}
-}
-
-// plainASCII reports whether a string literal holds no escape and no byte
-// beyond ASCII: its bytes between the quotes are then its value.
-func plainASCII(lit []byte) bool {
-	for _, c := range lit {
-		if c == '\\' || c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the offset just past the string literal of valid
-// JSON that starts at i.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the offset just past the value of valid JSON that
-// starts at i.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
+	return members, true
 }
 
 // decodeMembers splits a JSON object into its members, in order, with the

@@ -109,8 +109,8 @@ func (m Member) Is(name string) bool {
 	if len(m.Name) < 2 {
 		return false
 	}
-	if inner := m.Name[1 : len(m.Name)-1]; plain(inner) {
-		return string(inner) == name
+	if Plain(m.Name) {
+		return string(m.Name[1:len(m.Name)-1]) == name
 	}
 	key, ok := String(m.Name)
 	return ok && key == name
@@ -238,8 +238,8 @@ func String(lit []byte) (s string, ok bool) {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return "", false
 	}
-	if inner := lit[1 : len(lit)-1]; plain(inner) {
-		return string(inner), true
+	if Plain(lit) {
+		return string(lit[1 : len(lit)-1]), true
 	}
 	return s, json.Unmarshal(lit, &s) == nil
 }
@@ -251,10 +251,13 @@ func IsString(v []byte) bool { return len(v) > 0 && v[0] == '"' }
 // IsObject reports whether the value v is an object (by its first byte).
 func IsObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
 
-// plain reports whether the bytes between a string literal's quotes are
-// printable ASCII without escapes or quotes: then they are its value.
-func plain(inner []byte) bool {
-	for _, c := range inner {
+// Plain reports whether lit is a string literal whose bytes between the
+// quotes are printable ASCII without escapes: then they are its value.
+func Plain(lit []byte) bool {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return false
+	}
+	for _, c := range lit[1 : len(lit)-1] {
 		if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
 			return false
 		}
