@@ -3,7 +3,8 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
+
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 )
 
 // callParams are the params of tools/call, resources/read, prompts/get:
@@ -69,62 +70,27 @@ func (p *callParams) read(params []byte) error {
 // readPlain is read for params it can take by hand, reporting whether it
 // could; p is then to be reset.
 func (p *callParams) readPlain(b []byte) bool {
-	i := skipJSONSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipJSONSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return true
-	}
-	seen := 0
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return false
-		}
-		kend := jsonStringEnd(b, i)
-		if kend < 0 {
-			return false
-		}
-		key := b[i+1 : kend-1]
-		i = skipJSONSpace(b, kend)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipJSONSpace(b, i+1)
-		vend := jsonValueEnd(b, i)
-		if vend < 0 {
-			return false
-		}
-		v := b[i:vend]
-		member, ok := paramsMember(key)
-		if !ok || seen&member != 0 {
+	seen, ok := 0, true
+	err := jsonscan.Members(b, func(m jsonscan.Member) bool {
+		member, known := paramsMember(m.Name[1 : len(m.Name)-1])
+		if !known || seen&member != 0 {
+			ok = false
 			return false
 		}
 		seen |= member
 		switch member {
 		case memberName:
-			ok = readJSONString(v, &p.Name)
+			ok = readJSONString(m.Value, &p.Name)
 		case memberURI:
-			ok = readJSONString(v, &p.URI)
+			ok = readJSONString(m.Value, &p.URI)
 		case memberArguments:
-			p.Arguments = v
+			p.Arguments = m.Value
 		case memberMeta:
-			ok = json.Unmarshal(v, &p.Meta) == nil
+			ok = json.Unmarshal(m.Value, &p.Meta) == nil
 		}
-		if !ok {
-			return false
-		}
-		i = skipJSONSpace(b, vend)
-		switch {
-		case i < len(b) && b[i] == ',':
-			i = skipJSONSpace(b, i+1)
-		case i < len(b) && b[i] == '}':
-			return true
-		default:
-			return false
-		}
-	}
+		return ok
+	})
+	return err == nil && ok
 }
 
 // paramsMember is the member of callParams that key (a member name as
@@ -157,75 +123,9 @@ func readJSONString(v []byte, s *string) bool {
 	if string(v) == "null" {
 		return true
 	}
-	if len(v) < 2 || v[0] != '"' {
-		return false
+	str, ok := jsonscan.String(v)
+	if ok {
+		*s = str
 	}
-	for _, c := range v[1 : len(v)-1] {
-		if c < 0x20 || c > 0x7e || c == '\\' {
-			return json.Unmarshal(v, s) == nil
-		}
-	}
-	*s = string(v[1 : len(v)-1])
-	return true
-}
-
-func skipJSONSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// jsonValueEnd returns the offset just past the JSON value that starts
-// at b[i], -1 when there is none. b is valid JSON: the value is skipped,
-// not checked.
-func jsonValueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return jsonStringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				if j = jsonStringEnd(b, j); j < 0 {
-					return -1
-				}
-				j--
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	// A number, true, false or null.
-	j := i
-	for j < len(b) && strings.IndexByte(",}] \t\n\r", b[j]) < 0 {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
-}
-
-// jsonStringEnd returns the offset just past the string that starts at
-// b[i], -1 when it does not end.
-func jsonStringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
+	return ok
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpctl/mcpctl/client"
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 )
 
 // A governing proxy stands between a host and a server that the host may
@@ -112,7 +113,7 @@ func (g *Governor) Screen(body []byte) error {
 		if !g.mayGovern(it) {
 			continue
 		}
-		if j := skipJSONSpace(it, 0); j < len(it) && it[j] == '[' {
+		if j := jsonscan.Space(it, 0); j < len(it) && it[j] == '[' {
 			return &lineRefusal{code: client.CodeInvalidRequest, reason: "a batch nested in a batch is not relayed"}
 		}
 		if _, err := g.readRequest(it); err != nil {
@@ -157,7 +158,7 @@ func (c *Conn) refuseLine(err error) {
 // another case. Anything but an object passes; its decoding says what is
 // wrong with it.
 func distinctMembers(obj []byte, known []string) error {
-	i := skipJSONSpace(obj, 0)
+	i := jsonscan.Space(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return nil
 	}
@@ -169,12 +170,12 @@ func distinctMembers(obj []byte, known []string) error {
 		seen = few[:0]
 		many map[string]bool
 	)
-	i = skipJSONSpace(obj, i+1)
+	i = jsonscan.Space(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
 		return nil
 	}
 	for i < len(obj) && obj[i] == '"' {
-		end := jsonStringEnd(obj, i)
+		end := jsonscan.StringEnd(obj, i)
 		if end < 0 {
 			break
 		}
@@ -209,17 +210,17 @@ func distinctMembers(obj []byte, known []string) error {
 				return fmt.Errorf("the member %q is %q in another case", name, k)
 			}
 		}
-		if i = skipJSONSpace(obj, end); i >= len(obj) || obj[i] != ':' {
+		if i = jsonscan.Space(obj, end); i >= len(obj) || obj[i] != ':' {
 			break
 		}
-		if i = jsonValueEnd(obj, skipJSONSpace(obj, i+1)); i < 0 {
+		if i = jsonscan.ValueEnd(obj, jsonscan.Space(obj, i+1)); i < 0 {
 			break
 		}
-		switch i = skipJSONSpace(obj, i); {
+		switch i = jsonscan.Space(obj, i); {
 		case i < len(obj) && obj[i] == '}':
 			return nil
 		case i < len(obj) && obj[i] == ',':
-			i = skipJSONSpace(obj, i+1)
+			i = jsonscan.Space(obj, i+1)
 		default:
 			i = len(obj)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -200,14 +201,14 @@ func redactPaths(msg []byte, paths []RedactPath) []byte {
 	if len(paths) == 0 {
 		return msg
 	}
-	start := skipJSONSpace(msg, 0)
+	start := jsonscan.Space(msg, 0)
 	if start >= len(msg) || msg[start] != '{' && msg[start] != '[' {
 		return msg
 	}
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	dec.UseNumber()
 	v, twice, err := decodeTree(dec)
-	if err != nil || skipJSONSpace(msg, int(dec.InputOffset())) < len(msg) {
+	if err != nil || jsonscan.Space(msg, int(dec.InputOffset())) < len(msg) {
 		return unreadableRedacted
 	}
 	msgs := []any{v}
