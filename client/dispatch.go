@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -62,7 +63,7 @@ func (c *Client) failRequest(id json.RawMessage, err error) {
 
 // dispatch handles one message as read: a batch is split first.
 func (c *Client) dispatch(msg json.RawMessage) {
-	i := skipSpace(msg, 0)
+	i := jsonscan.Space(msg, 0)
 	if i < len(msg) && msg[i] == '[' {
 		c.dispatchBatch(msg)
 		return
@@ -90,7 +91,7 @@ func (c *Client) dispatchBatch(msg json.RawMessage) {
 	}
 	if batchesAllowed(version) {
 		for _, e := range elems {
-			if j := skipSpace(e, 0); j < len(e) && e[j] == '[' {
+			if j := jsonscan.Space(e, 0); j < len(e) && e[j] == '[' {
 				c.warn("ignoring a JSON-RPC batch nested in a batch: " + truncate(e, 200))
 				continue
 			}

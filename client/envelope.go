@@ -1,10 +1,11 @@
 package client
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 )
 
 // envelope is the top level of one JSON-RPC message. The raw fields are
@@ -27,138 +28,42 @@ var errNotObject = errors.New("message is not a JSON object")
 // checks structure only; members are validated when they are decoded.
 func parseEnvelope(data []byte) (envelope, error) {
 	var env envelope
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		if i < len(data) && data[i] == '[' {
-			return env, errors.New("message is a JSON-RPC batch, not one message")
-		}
-		return env, errNotObject
+	if i := jsonscan.Space(data, 0); i < len(data) && data[i] == '[' {
+		return env, errors.New("message is a JSON-RPC batch, not one message")
 	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return env, nil
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return env, fmt.Errorf("expected a member name at offset %d", i)
-		}
-		end, err := skipString(data, i)
-		if err != nil {
-			return env, err
-		}
-		rawKey := data[i:end]
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return env, fmt.Errorf("expected ':' at offset %d", i)
-		}
-		i = skipSpace(data, i+1)
-		vend, err := skipValue(data, i)
-		if err != nil {
-			return env, err
-		}
-		value := data[i:vend]
-		key := string(rawKey[1 : len(rawKey)-1])
-		if bytes.IndexByte(rawKey, '\\') >= 0 {
-			if err := json.Unmarshal(rawKey, &key); err != nil {
-				return env, err
-			}
+	var bad error
+	err := jsonscan.Members(data, func(m jsonscan.Member) bool {
+		key, ok := m.Key()
+		if !ok {
+			// Said as the decoder says it.
+			bad = json.Unmarshal(m.Name, &key)
+			return false
 		}
 		switch key {
 		case "id":
-			env.ID = value
+			env.ID = m.Value
 		case "method":
-			if err := json.Unmarshal(value, &env.Method); err != nil {
-				return env, fmt.Errorf("method is not a string: %s", truncate(value, 40))
+			if err := json.Unmarshal(m.Value, &env.Method); err != nil {
+				bad = fmt.Errorf("method is not a string: %s", truncate(m.Value, 40))
+				return false
 			}
 		case "params":
-			env.Params = value
+			env.Params = m.Value
 		case "result":
-			env.Result = value
+			env.Result = m.Value
 		case "error":
-			env.Error = value
+			env.Error = m.Value
 		}
-		i = skipSpace(data, vend)
-		if i >= len(data) {
-			return env, errors.New("unexpected end of message")
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case '}':
-			return env, nil
-		default:
-			return env, fmt.Errorf("unexpected %q at offset %d", data[i], i)
-		}
+		return true
+	})
+	var se *jsonscan.SyntaxError
+	switch {
+	case bad != nil:
+		return env, bad
+	case errors.As(err, &se) && se.What == "not a JSON object":
+		return env, errNotObject
 	}
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the offset just past the string starting at data[i].
-func skipString(data []byte, i int) (int, error) {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, nil
-		}
-	}
-	return 0, errors.New("unterminated string")
-}
-
-// skipValue returns the offset just past the JSON value starting at data[i].
-func skipValue(data []byte, i int) (int, error) {
-	if i >= len(data) {
-		return 0, errors.New("unexpected end of message")
-	}
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(data); j++ {
-			switch data[j] {
-			case '"':
-				end, err := skipString(data, j)
-				if err != nil {
-					return 0, err
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
-			}
-		}
-		return 0, errors.New("unterminated object or array")
-	default:
-		j := i
-		for j < len(data) {
-			switch data[j] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				if j == i {
-					return 0, fmt.Errorf("unexpected %q at offset %d", data[j], j)
-				}
-				return j, nil
-			}
-			j++
-		}
-		return j, nil
-	}
+	return env, err
 }
 
 // nestingDepth returns the deepest nesting of objects and arrays in data,
@@ -169,8 +74,8 @@ func nestingDepth(data []byte) int {
 	for j := 0; j < len(data); j++ {
 		switch data[j] {
 		case '"':
-			end, err := skipString(data, j)
-			if err != nil {
+			end := jsonscan.StringEnd(data, j)
+			if end < 0 {
 				return deepest
 			}
 			j = end - 1
@@ -188,34 +93,15 @@ func nestingDepth(data []byte) int {
 
 // splitArray returns the elements of the JSON array in data, as sub-slices.
 func splitArray(data []byte) ([]json.RawMessage, error) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '[' {
-		return nil, errors.New("not a JSON array")
-	}
 	var elems []json.RawMessage
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return elems, nil
+	err := jsonscan.Elements(data, func(e []byte) bool {
+		elems = append(elems, e)
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
-	for {
-		end, err := skipValue(data, i)
-		if err != nil {
-			return nil, err
-		}
-		elems = append(elems, data[i:end])
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return nil, errors.New("unterminated array")
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case ']':
-			return elems, nil
-		default:
-			return nil, fmt.Errorf("unexpected %q at offset %d", data[i], i)
-		}
-	}
+	return elems, nil
 }
 
 // truncate shortens b for error messages.

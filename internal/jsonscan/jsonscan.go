@@ -158,7 +158,7 @@ func Members(obj []byte, fn func(Member) bool) error {
 		}
 		i = Space(obj, i+1)
 		if end = ValueEnd(obj, i); end < 0 {
-			return &SyntaxError{i, "expected a value"}
+			return valueError(obj, i)
 		}
 		if !fn(Member{Name: name, Value: obj[i:end:end]}) {
 			return nil
@@ -192,7 +192,7 @@ func Elements(arr []byte, fn func([]byte) bool) error {
 	for {
 		end := ValueEnd(arr, i)
 		if end < 0 {
-			return &SyntaxError{i, "expected a value"}
+			return valueError(arr, i)
 		}
 		if !fn(arr[i:end:end]) {
 			return nil
@@ -208,6 +208,29 @@ func Elements(arr []byte, fn func([]byte) bool) error {
 			return &SyntaxError{i, fmt.Sprintf("unexpected %q", arr[i])}
 		}
 	}
+}
+
+// valueError says why no value could be read at b[i].
+func valueError(b []byte, i int) error {
+	switch {
+	case i >= len(b):
+		return &SyntaxError{i, "unexpected end"}
+	case b[i] == '"':
+		return &SyntaxError{i, "unterminated string"}
+	case b[i] == '{' || b[i] == '[':
+		// Unterminated itself, or a string inside it is.
+		for j := i; j < len(b); j++ {
+			if b[j] == '"' {
+				end := StringEnd(b, j)
+				if end < 0 {
+					return &SyntaxError{j, "unterminated string"}
+				}
+				j = end - 1
+			}
+		}
+		return &SyntaxError{i, "unterminated object or array"}
+	}
+	return &SyntaxError{i, fmt.Sprintf("unexpected %q", b[i])}
 }
 
 // trailing reports text after the end of an object or array.

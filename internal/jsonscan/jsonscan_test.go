@@ -125,7 +125,11 @@ func TestMembersReportsWhereTheStructureBreaks(t *testing.T) {
 	}{
 		{`[1]`, "not a JSON object", 0},
 		{`{"a" 1}`, "expected ':'", 5},
-		{`{"a":}`, "expected a value", 5},
+		{`{"a":}`, "unexpected '}'", 5},
+		{`{"a":`, "unexpected end", 5},
+		{`{"a":"x}`, "unterminated string", 5},
+		{`{"a":{"b":"}}`, "unterminated string", 10},
+		{`{"a":[1,{}`, "unterminated object or array", 5},
 		{`{"a":1,}`, "expected a member name", 7},
 		{`{"a":1`, "unexpected end", 6},
 		{`{"a":1} x`, "text after the end", 8},
