@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -372,99 +373,23 @@ func officialDefinitions(version string) (*definitions, error) {
 // members, by name, without decoding their values. Names must need no
 // unescaping (the official schemas' names are plain).
 func objectMembers(data []byte) (map[string]json.RawMessage, error) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return nil, errors.New("not a JSON object")
-	}
 	out := map[string]json.RawMessage{}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return out, nil
+	var bad error
+	err := jsonscan.Members(data, func(m jsonscan.Member) bool {
+		if !jsonscan.Plain(m.Name) {
+			bad = fmt.Errorf("member name %s has escapes", m.Name)
+			return false
+		}
+		out[string(m.Name[1:len(m.Name)-1])] = m.Value
+		return true
+	})
+	if bad != nil {
+		return nil, bad
 	}
-	for i < len(data) {
-		if data[i] != '"' {
-			return nil, fmt.Errorf("expected a member name at byte %d", i)
-		}
-		end := skipString(data, i)
-		name := data[i+1 : end-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
-			return nil, fmt.Errorf("member name %q has escapes", name)
-		}
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return nil, fmt.Errorf("expected ':' at byte %d", i)
-		}
-		start := skipSpace(data, i+1)
-		stop := skipValue(data, start)
-		if stop <= start {
-			return nil, fmt.Errorf("expected a value at byte %d", start)
-		}
-		out[string(name)] = json.RawMessage(data[start:stop])
-		i = skipSpace(data, stop)
-		if i < len(data) && data[i] == ',' {
-			i = skipSpace(data, i+1)
-			continue
-		}
-		if i < len(data) && data[i] == '}' {
-			return out, nil
-		}
-		return nil, fmt.Errorf("expected ',' or '}' at byte %d", i)
+	if err != nil {
+		return nil, err
 	}
-	return nil, errors.New("unterminated object")
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the string starting at data[i].
-func skipString(data []byte, i int) int {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(data)
-}
-
-// skipValue returns the index just past the value starting at data[i]:
-// strings and brackets are matched, anything else runs to a delimiter.
-func skipValue(data []byte, i int) int {
-	depth := 0
-	for j := i; j < len(data); j++ {
-		switch c := data[j]; c {
-		case '"':
-			j = skipString(data, j) - 1
-			if depth == 0 {
-				return j + 1
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return j // the end of the enclosing container
-			}
-			depth--
-			if depth == 0 {
-				return j + 1
-			}
-		case ',':
-			if depth == 0 {
-				return j
-			}
-		case ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return j
-			}
-		}
-	}
-	return len(data)
+	return out, nil
 }
 
 // compileDefinition compiles one official definition. Only the
