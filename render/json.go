@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/mcpctl/mcpctl/internal/jsonscan"
 )
 
 // JSON writes v as JSON indented by two spaces, followed by a newline.
@@ -135,7 +137,7 @@ func measureLayout(data []byte) (base int, cost [maxIndentDepth + 1]int, keys, s
 			}
 			i = end - 1
 		case '{', '[':
-			if next := skipSpace(data, i+1); next < len(data) && (data[next] == '}' || data[next] == ']') {
+			if next := jsonscan.Space(data, i+1); next < len(data) && (data[next] == '}' || data[next] == ']') {
 				base += 2
 				i = next
 				continue
@@ -204,7 +206,7 @@ func (iw *indentWriter) write(data []byte) {
 			i = end - 1
 		case '{', '[':
 			w.WriteByte(c)
-			if next := skipSpace(data, i+1); next < len(data) && (data[next] == '}' || data[next] == ']') {
+			if next := jsonscan.Space(data, i+1); next < len(data) && (data[next] == '}' || data[next] == ']') {
 				// Empty containers stay on one line: {} and [].
 				w.WriteByte(data[next])
 				i = next
@@ -288,39 +290,18 @@ func mayNeedTermEscape(tok []byte) bool {
 }
 
 // stringEnd returns the index just past the string token that starts at
-// data[i], a quote. It jumps from quote to quote with a vectorised search,
-// as a large text is one long string, and counts the backslashes before a
-// quote to tell whether it is escaped; each backslash is counted once.
+// data[i], a quote, or len(data) when it does not end.
 func stringEnd(data []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(data[j:], '"')
-		if k < 0 {
-			return len(data)
-		}
-		j += k
-		backslashes := 0
-		for m := j - 1; m > i && data[m] == '\\'; m-- {
-			backslashes++
-		}
-		if backslashes%2 == 0 {
-			return j + 1
-		}
-		j++
+	if end := jsonscan.StringEnd(data, i); end >= 0 {
+		return end
 	}
+	return len(data)
 }
 
 // isKey reports whether the string token ending at end is an object key.
 func isKey(data []byte, end int) bool {
-	next := skipSpace(data, end)
+	next := jsonscan.Space(data, end)
 	return next < len(data) && data[next] == ':'
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && isJSONSpace(data[i]) {
-		i++
-	}
-	return i
 }
 
 // excerpt shortens invalid JSON for an error message.
@@ -329,8 +310,4 @@ func excerpt(b []byte) string {
 		return fmt.Sprintf("%q…", b[:60])
 	}
 	return fmt.Sprintf("%q", b)
-}
-
-func isJSONSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
