@@ -35,3 +35,14 @@ func (r *recorder) event(name string) *Event {
 	}
 	return nil
 }
+
+// dropped is the number of frames the "dropped" events among events count.
+func dropped(events []Event) int64 {
+	var n int64
+	for _, e := range events {
+		if e.Name == "dropped" {
+			n += e.Detail.(map[string]int64)["frames"]
+		}
+	}
+	return n
+}

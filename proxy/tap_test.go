@@ -143,15 +143,9 @@ func TestTapCountsWhatItDrops(t *testing.T) {
 	}
 	close(rec.block)
 	tap.Close()
-	var dropped int64
-	for _, e := range rec.events {
-		if e.Name == "dropped" {
-			dropped += e.Detail.(map[string]int64)["frames"]
-		}
-	}
 	// One of the five waited in the queue; four found it full.
-	if dropped != 4 || len(rec.frames) != 2 {
-		t.Errorf("dropped %d and delivered %d frames, want 4 and 2", dropped, len(rec.frames))
+	if n := dropped(rec.events); n != 4 || len(rec.frames) != 2 {
+		t.Errorf("dropped %d and delivered %d frames, want 4 and 2", n, len(rec.frames))
 	}
 }
 

@@ -7,7 +7,7 @@
 #   C  through mcpctl proxy --no-log (the relay, the tap and the checks);
 #   D  through mcpctl proxy as a host's config would run it (the session log
 #      written to the state dir too);
-#   E  through bench/relayfloor built with -tags libfloor: the same floor,
+#   E  through bench/relayfloor built with -tags libs: the same floor,
 #      also linking the four libraries every mcpctl command links, whose
 #      initialisation each start pays (see bench/relayfloor/libs.go).
 # The programs run in turn, the order rotating each round
@@ -39,7 +39,7 @@ trap 'rm -rf "$dir"' EXIT
 go build -trimpath -o "$dir/mcpctl" .
 go build -trimpath -o "$dir/echoserver" ./bench/echoserver
 go build -trimpath -o "$dir/relayfloor" ./bench/relayfloor
-go build -trimpath -tags libfloor -o "$dir/relayfloor-libs" ./bench/relayfloor
+go build -trimpath -tags libs -o "$dir/relayfloor-libs" ./bench/relayfloor
 go build -trimpath -o "$dir/rtthost" ./bench/rtthost
 go build -o "$dir/paired" ./internal/startupfloor/paired
 cc -O2 -o "$dir/echoclient" bench/echoclient.c

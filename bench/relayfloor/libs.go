@@ -1,8 +1,8 @@
-//go:build libfloor
+//go:build libs
 
 package main
 
-// Built with -tags libfloor, the floor also links the four libraries every
+// Built with -tags libs, the floor also links the four libraries every
 // mcpctl command links (the design names them), whose package
 // initialisation runs at each start as mcpctl's does; jsonschema/v5
 // compiles its meta-schemas then. Against this build, the proxy's
