@@ -137,3 +137,22 @@ func TestResultChecksBounded(t *testing.T) {
 		t.Errorf("no warning counts the results not checked; warnings: %d", len(warnings))
 	}
 }
+
+// Results are checked while the run goes on, not only when it waits.
+func TestResultChecksWithoutWait(t *testing.T) {
+	t.Parallel()
+	warned := make(chan string, 4)
+	r := &ResultChecks{Warn: func(kind, msg string) { warned <- msg }}
+	for round := range 2 {
+		r.Check("tools/call", "2025-11-25", json.RawMessage(badToolResult))
+		select {
+		case msg := <-warned:
+			if !strings.Contains(msg, "mimeType") {
+				t.Errorf("round %d: warning %q", round, msg)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: the result was not checked until Wait", round)
+		}
+	}
+	r.Wait()
+}
