@@ -28,8 +28,11 @@ var errNotObject = errors.New("message is not a JSON object")
 // checks structure only; members are validated when they are decoded.
 func parseEnvelope(data []byte) (envelope, error) {
 	var env envelope
-	if i := jsonscan.Space(data, 0); i < len(data) && data[i] == '[' {
+	switch i := jsonscan.Space(data, 0); {
+	case i < len(data) && data[i] == '[':
 		return env, errors.New("message is a JSON-RPC batch, not one message")
+	case i >= len(data) || data[i] != '{':
+		return env, errNotObject
 	}
 	var bad error
 	err := jsonscan.Members(data, func(m jsonscan.Member) bool {
@@ -56,12 +59,8 @@ func parseEnvelope(data []byte) (envelope, error) {
 		}
 		return true
 	})
-	var se *jsonscan.SyntaxError
-	switch {
-	case bad != nil:
+	if bad != nil {
 		return env, bad
-	case errors.As(err, &se) && se.What == "not a JSON object":
-		return env, errNotObject
 	}
 	return env, err
 }
