@@ -44,8 +44,8 @@ func nonblocking(tb testing.TB, f *os.File) bool {
 
 // TestStdioRelaysPipesExactly is TestStdioRelaysBytesExactly with the
 // host's ends as a host hands them over, blocking pipes, which the shim
-// relays with raw calls: the bytes still come back exactly, and once the
-// shim is done the ends are blocking again.
+// relays with raw calls: the bytes still come back exactly, and the ends
+// are still blocking once the shim is done.
 func TestStdioRelaysPipesExactly(t *testing.T) {
 	big := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"text":"` + strings.Repeat("x", 300<<10) + `"}}`
 	input := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n" +
@@ -91,23 +91,28 @@ func TestShimEnds(t *testing.T) {
 	e := s.ends(srvW, srvR)
 	_, inRaw := e.in.(*pipeio.File)
 	_, outRaw := e.out.(*pipeio.File)
+	if nonblocking(t, inR) || nonblocking(t, outW) {
+		t.Error("the host's ends were made non-blocking")
+	}
 	e.release()
 	if !inRaw || !outRaw {
 		t.Errorf("host ends relayed through %T and %T, want *pipeio.File", e.in, e.out)
 	}
-	if nonblocking(t, inR) || nonblocking(t, outW) {
-		t.Error("release left the host's ends non-blocking")
-	}
 
 	// A host that sends the proxy's stdout and stderr to one pipe: the
-	// server writes its stderr there itself, so the pipe stays blocking.
+	// server writes its stderr there itself, through the host's open file
+	// description, which must stay blocking while the shim writes its
+	// stdout through one of its own.
 	s = &Stdio{In: inR, Out: outW, Stderr: outW}
 	e = s.ends(srvW, srvR)
 	_, outRaw = e.out.(*pipeio.File)
-	e.release()
-	if outRaw || nonblocking(t, outW) {
+	if !outRaw {
+		t.Errorf("stdout shared with stderr relayed through %T, want *pipeio.File", e.out)
+	}
+	if nonblocking(t, outW) {
 		t.Error("stdout shared with stderr was made non-blocking")
 	}
+	e.release()
 
 	file, err := os.CreateTemp(t.TempDir(), "in")
 	if err != nil {

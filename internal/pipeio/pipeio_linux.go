@@ -1,13 +1,15 @@
 // Package pipeio reads and writes pipes with raw system calls on the
 // runtime poller's readiness, for the stdio transport and the proxy's
 // stdio shim, which both spend their time passing small lines through
-// pipes.
+// pipes, and reopens an inherited pipe so that the poller waits on it
+// ([Reopen]).
 package pipeio
 
 import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
 	"syscall"
 	"unsafe"
 )
@@ -115,4 +117,59 @@ func (p *File) wrap(op string, err error) error {
 		}
 	}
 	return &os.PathError{Op: op, Path: p.f.Name(), Err: err}
+}
+
+// Reopen returns a new file on the pipe f is an end of, opened anew
+// through /proc/self/fd in non-blocking mode, so that the runtime's poller
+// waits on it; nil when f is not a pipe or cannot be reopened.
+//
+// Why: a goroutine waiting in a blocking read(2) holds its thread in a
+// system call, and a Go 1.26 runtime can fail to take that thread's
+// processor back when a stop-the-world (a garbage collection) starts just
+// as the read begins; the world then stays stopped until the runtime's
+// monitor thread wakes, up to a minute later (docs/performance.md,
+// 2026-12-07). A process whose peer waits for its answer before writing
+// again, as a stdio server's client or a proxy's host does, stalls that
+// long. A read through the poller parks the goroutine instead.
+//
+// The new open file description is the caller's alone: the one f shares
+// with other processes (a host's pipe, a shell's) keeps its mode, so
+// nothing is left changed behind the process, even when it is killed.
+// Closing the new file ends a read still waiting on it and leaves f open.
+func Reopen(f *os.File) *os.File {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	fd := -1
+	if err := rc.Control(func(d uintptr) {
+		var st syscall.Stat_t
+		if syscall.Fstat(int(d), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+			return
+		}
+		flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, d, syscall.F_GETFL, 0)
+		if errno != 0 {
+			return
+		}
+		// O_NONBLOCK: opening a pipe's read end never waits for a writer,
+		// and opening its write end with no reader left fails at once.
+		mode := int(flags)&syscall.O_ACCMODE | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+		nfd, err := syscall.Open("/proc/self/fd/"+strconv.Itoa(int(d)), mode, 0)
+		if err == nil {
+			fd = nfd
+		}
+	}); err != nil || fd < 0 {
+		return nil
+	}
+	// A non-blocking descriptor given to NewFile joins the poller.
+	return os.NewFile(uintptr(fd), f.Name())
+}
+
+// Stdin returns the process's standard input: [Reopen]ed when it is a
+// pipe, os.Stdin otherwise. Call it once; each call opens a new file.
+func Stdin() *os.File {
+	if f := Reopen(os.Stdin); f != nil {
+		return f
+	}
+	return os.Stdin
 }

@@ -130,3 +130,132 @@ func TestNewRefusesBlockingFiles(t *testing.T) {
 
 // pipeSize is a pipe's default capacity.
 const pipeSize = 64 << 10
+
+// inheritedPipe returns both ends of a pipe in blocking mode, as a process
+// inherits its stdin and stdout (outside the runtime's poller), closed
+// when the test ends.
+func inheritedPipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	r, w = os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+// nonblocking reports whether f's open file description is non-blocking.
+func nonblocking(t *testing.T, f *os.File) bool {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags uintptr
+	rc.Control(func(fd uintptr) {
+		flags, _, _ = syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+	})
+	return flags&syscall.O_NONBLOCK != 0
+}
+
+// reopen is Reopen that fails the test when it declines f.
+func reopen(t *testing.T, f *os.File) *os.File {
+	t.Helper()
+	nf := Reopen(f)
+	if nf == nil {
+		t.Fatalf("Reopen declined the pipe end %s", f.Name())
+	}
+	t.Cleanup(func() { nf.Close() })
+	return nf
+}
+
+// A reopened read end is in the poller (deadlines work, which they do
+// not on a blocking file), reads what the pipe carries to its end, and
+// leaves the original end's description as it was.
+func TestReopenReadEnd(t *testing.T) {
+	r, w := inheritedPipe(t)
+	nr := reopen(t, r)
+	if err := nr.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
+		t.Fatalf("the reopened end refuses a deadline (%v): it is not in the poller", err)
+	}
+	if _, err := nr.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read of an empty pipe past its deadline: %v, want a deadline error", err)
+	}
+	nr.SetReadDeadline(time.Time{})
+	if nonblocking(t, r) {
+		t.Error("Reopen made the original end non-blocking")
+	}
+	if nr.Name() != r.Name() {
+		t.Errorf("the reopened end is named %q, want the original's %q", nr.Name(), r.Name())
+	}
+	go func() {
+		w.Write([]byte("hello"))
+		w.Close()
+	}()
+	got, err := io.ReadAll(nr)
+	if err != nil || string(got) != "hello" {
+		t.Fatalf("read %q, %v; want %q and the end of the stream", got, err, "hello")
+	}
+}
+
+// Reopening the read end of a pipe whose writer has gone does not wait
+// for a writer, as opening a named pipe for reading would, and reads the
+// end of the stream.
+func TestReopenAfterTheWriterIsGone(t *testing.T) {
+	r, w := inheritedPipe(t)
+	w.Write([]byte("last"))
+	w.Close()
+	got, err := io.ReadAll(reopen(t, r))
+	if err != nil || string(got) != "last" {
+		t.Fatalf("read %q, %v; want %q and the end of the stream", got, err, "last")
+	}
+}
+
+func TestReopenWriteEnd(t *testing.T) {
+	r, w := inheritedPipe(t)
+	nw := reopen(t, w)
+	if _, err := nw.Write([]byte("out")); err != nil {
+		t.Fatal(err)
+	}
+	if nonblocking(t, w) {
+		t.Error("Reopen made the original end non-blocking")
+	}
+	// Both writers must close before the reader sees the end.
+	nw.Close()
+	w.Close()
+	if got, err := io.ReadAll(r); err != nil || string(got) != "out" {
+		t.Fatalf("read %q, %v; want %q", got, err, "out")
+	}
+}
+
+// Closing the reopened end ends a read waiting on it and leaves the
+// original open.
+func TestReopenCloseEndsARead(t *testing.T) {
+	r, _ := inheritedPipe(t)
+	nr := reopen(t, r)
+	done := make(chan error, 1)
+	go func() {
+		_, err := nr.Read(make([]byte, 1))
+		done <- err
+	}()
+	nr.Close()
+	if err := <-done; !errors.Is(err, os.ErrClosed) {
+		t.Errorf("read after Close: %v, want os.ErrClosed", err)
+	}
+	if _, err := r.Stat(); err != nil {
+		t.Errorf("the original end: %v", err)
+	}
+}
+
+func TestReopenDeclinesWhatIsNoPipe(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if nf := Reopen(f); nf != nil {
+		nf.Close()
+		t.Error("Reopen reopened a regular file, whose offset the new description would not share")
+	}
+}
