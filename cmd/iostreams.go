@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mcpctl/mcpctl/internal/pipeio"
 	"github.com/mcpctl/mcpctl/render"
 )
 
@@ -42,12 +43,18 @@ type IOStreams struct {
 // System returns the process's streams. It runs on every start, so it only
 // asks the kernel whether each stream is a terminal and reads a few
 // environment variables; the terminal itself is never queried.
+//
+// Standard input, when it is a pipe, is read through a new open file
+// description in the runtime's poller ([pipeio.Stdin]): a batch, a mock
+// server or a bridge waits on it while its peer waits for an answer, and
+// a wait in a blocking read can stall the whole process for up to a
+// minute. Nothing mcpctl starts is given In; a child gets pipes of its own.
 func System() *IOStreams { return systemWith(os.Getenv) }
 
 // systemWith is [System] reading the environment with getenv.
 func systemWith(getenv func(string) string) *IOStreams {
 	s := &IOStreams{
-		In:        os.Stdin,
+		In:        pipeio.Stdin(),
 		Out:       os.Stdout,
 		ErrOut:    os.Stderr,
 		stdinTTY:  isTerminal(os.Stdin),

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/internal/pipeio"
 	"github.com/mcpctl/mcpctl/transport"
 )
 
@@ -68,7 +69,9 @@ func TestBridgeHelperServer(t *testing.T) {
 	}
 	// Legacy: the bridge to stdio serves sessions, and a modern host
 	// (stateless) finds none to speak to behind it.
-	err := bridgeTestServer(true).Run(context.Background(), &mcp.StdioTransport{})
+	// Stdin through the poller, as mcpctl's test servers read it
+	// (pipeio.Reopen says why).
+	err := bridgeTestServer(true).Run(context.Background(), &mcp.IOTransport{Reader: pipeio.Stdin(), Writer: os.Stdout})
 	if err != nil && !errors.Is(err, io.EOF) {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpctl/mcpctl/internal/pipeio"
 )
 
 // helperEnv selects a fake server mode: the test binary re-executes itself
@@ -36,7 +38,10 @@ func runHelper(mode string) int {
 		fmt.Fprintf(out, format+"\n", args...)
 		out.Flush()
 	}
-	drainStdin := func() { io.Copy(io.Discard, os.Stdin) }
+	// Stdin through the poller, as mcpctl's test servers read it
+	// (pipeio.Reopen says why).
+	stdin := pipeio.Stdin()
+	drainStdin := func() { io.Copy(io.Discard, stdin) }
 	sleepForever := func() {
 		for {
 			time.Sleep(time.Hour)
@@ -45,7 +50,7 @@ func runHelper(mode string) int {
 
 	switch mode {
 	case "echo": // every stdin line back on stdout; exit 0 at EOF
-		in := bufio.NewReader(os.Stdin)
+		in := bufio.NewReader(stdin)
 		for {
 			line, err := in.ReadBytes('\n')
 			out.Write(line)

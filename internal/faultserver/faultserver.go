@@ -155,6 +155,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpctl/mcpctl/internal/pipeio"
 )
 
 // Config selects a fault and tunes it. Zero values take the mode's defaults.
@@ -295,7 +297,10 @@ const (
 // standard streams and returns the exit status: 0 when the client went away,
 // 1 on errors, 2 on usage errors, 3 for the crash modes.
 func Main() int {
-	return run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	// Stdin through the poller: a Go 1.26 process waiting in a blocking
+	// read can stall for a minute (pipeio.Reopen says why), and a test
+	// server's client waits for every answer.
+	return run(context.Background(), os.Args[1:], pipeio.Stdin(), os.Stdout, os.Stderr)
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout io.WriteCloser, stderr io.Writer) int {

@@ -92,6 +92,7 @@ import (
 	"syscall"
 
 	"github.com/mcpctl/mcpctl/internal/defectserver"
+	"github.com/mcpctl/mcpctl/internal/pipeio"
 )
 
 // Exit statuses of Main.
@@ -185,7 +186,10 @@ type env struct {
 // arguments in os.Args and returns the exit status: 0 when the client closed
 // stdin, 1 on errors, 2 on usage errors and 3 for the crash mode's crash.
 func Main() int {
-	return run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	// Stdin through the poller: a Go 1.26 process waiting in a blocking
+	// read can stall for a minute (pipeio.Reopen says why), and a test
+	// server's client waits for every answer.
+	return run(context.Background(), os.Args[1:], pipeio.Stdin(), os.Stdout, os.Stderr)
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
