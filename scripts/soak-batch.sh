@@ -8,7 +8,8 @@
 # with exit 7. With DUMP_AFTER=SECONDS, a run still going after that long
 # has its server sent SIGQUIT with GOTRACEBACK=crash: the server's stderr
 # then holds every goroutine and thread of the stalled runtime (the run
-# fails, as the server is gone).
+# fails, as the server is gone). SERVER_FLAGS are given to the server
+# (-poll: it reads stdin through the poller).
 #
 # Usage: bash scripts/soak-batch.sh [RUNS] [ERA] [CALLS]   (default 300, auto, 1000)
 # Keeps failures in ./soak-<date>/ and prints one line per failure.
@@ -27,12 +28,13 @@ for i in $(seq "$calls"); do
 	printf '{"tool":"echo","arguments":{"message":"hello %d"}}\n' "$i"
 done >"$dir/calls.ndjson"
 export XDG_STATE_HOME="$dir/state"
-server=("$dir/echoserver")
+read -r -a flags <<<"${SERVER_FLAGS:-}"
+server=("$dir/echoserver" "${flags[@]}")
 if [ -n "${DUMP_AFTER:-}" ]; then
-	server=(env GOTRACEBACK=crash "$dir/echoserver")
+	server=(env GOTRACEBACK=crash "${server[@]}")
 fi
 if [ "${STRACE:-}" = 1 ] && command -v strace >/dev/null 2>&1; then
-	server=(strace -f -tt -e trace=read,write,futex,epoll_pwait,nanosleep -o "$dir/strace.txt" "$dir/echoserver")
+	server=(strace -f -tt -e trace=read,write,futex,epoll_pwait,nanosleep -o "$dir/strace.txt" "${server[@]}")
 fi
 
 failed=0
