@@ -38,23 +38,40 @@ type IOStreams struct {
 	// width is a fixed terminal width from COLUMNS or SetTerminalWidth;
 	// zero means ask the terminal.
 	width int
+
+	// restore puts standard input back as System found it; nil for
+	// streams that are not the process's.
+	restore func()
+}
+
+// Restore puts the process's standard input back as [System] found it (a
+// socket's blocking mode, for whoever shares it). Call it as the command
+// ends.
+func (s *IOStreams) Restore() {
+	if s.restore != nil {
+		s.restore()
+		s.restore = nil
+	}
 }
 
 // System returns the process's streams. It runs on every start, so it only
 // asks the kernel whether each stream is a terminal and reads a few
 // environment variables; the terminal itself is never queried.
 //
-// Standard input, when it is a pipe, is read through a new open file
-// description in the runtime's poller ([pipeio.Stdin]): a batch, a mock
-// server or a bridge waits on it while its peer waits for an answer, and
-// a wait in a blocking read can stall the whole process for up to a
-// minute. Nothing mcpctl starts is given In; a child gets pipes of its own.
+// Standard input, when it is a pipe or a socket, is read through the
+// runtime's poller ([pipeio.Stdin]): a batch, a mock server or a bridge
+// waits on it while its peer waits for an answer, and a wait in a blocking
+// read can stall the whole process for up to a minute. [IOStreams.Restore]
+// puts back what that changed. Nothing mcpctl starts is given In; a child
+// gets pipes of its own.
 func System() *IOStreams { return systemWith(os.Getenv) }
 
 // systemWith is [System] reading the environment with getenv.
 func systemWith(getenv func(string) string) *IOStreams {
+	in, restore := pipeio.Stdin()
 	s := &IOStreams{
-		In:        pipeio.Stdin(),
+		In:        in,
+		restore:   restore,
 		Out:       os.Stdout,
 		ErrOut:    os.Stderr,
 		stdinTTY:  isTerminal(os.Stdin),

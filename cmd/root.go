@@ -30,7 +30,9 @@ import (
 func Main() (code int) {
 	ctx := newSignalContext()
 	defer ctx.stop()
-	f := NewFactory(System())
+	ios := System()
+	defer ios.Restore()
+	f := NewFactory(ios)
 	f.Hurry = ctx.hurry
 	// An unrecovered panic would end the process with status 2, the
 	// usage-error code; a panic is mcpctl's own failure (see panicExit).

@@ -67,11 +67,13 @@ func TestBridgeHelperServer(t *testing.T) {
 	if os.Getenv(bridgeServerEnv) != "1" {
 		t.Skip("the stdio server of the bridge tests, run by them")
 	}
-	// Legacy: the bridge to stdio serves sessions, and a modern host
-	// (stateless) finds none to speak to behind it.
 	// Stdin through the poller, as mcpctl's test servers read it
 	// (pipeio.Reopen says why).
-	err := bridgeTestServer(true).Run(context.Background(), &mcp.IOTransport{Reader: pipeio.Stdin(), Writer: os.Stdout})
+	stdin, restore := pipeio.Stdin()
+	defer restore()
+	// Legacy: the bridge to stdio serves sessions, and a modern host
+	// (stateless) finds none to speak to behind it.
+	err := bridgeTestServer(true).Run(context.Background(), &mcp.IOTransport{Reader: stdin, Writer: os.Stdout})
 	if err != nil && !errors.Is(err, io.EOF) {
 		t.Fatal(err)
 	}

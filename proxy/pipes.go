@@ -18,11 +18,11 @@ type shimEnds struct {
 }
 
 // ends returns the reader and writer types the relay uses for each end:
-// a [pipeio.File] for each end that is a pipe, so that a round trip costs
-// no pass through the scheduler's blocking-syscall path, and the end
-// itself otherwise (a terminal, a file, a socket, a test's buffer, or any
-// end when plainPipes is set). release must be called once the relays are
-// done with the host's ends.
+// a [pipeio.File] for each end that is a pipe or a socket, so that a
+// round trip costs no pass through the scheduler's blocking-syscall path,
+// and the end itself otherwise (a terminal, a file, a test's buffer, a
+// socket that is also stderr, or any end when plainPipes is set). release
+// must be called once the relays are done with the host's ends.
 func (s *Stdio) ends(stdinW, stdoutR *os.File) shimEnds {
 	e := shimEnds{in: s.In, out: s.Out, toServer: stdinW, fromServer: stdoutR, release: func() {}}
 	if s.plainPipes {
@@ -35,14 +35,15 @@ func (s *Stdio) ends(stdinW, stdoutR *os.File) shimEnds {
 		e.fromServer = p
 	}
 	var releases []func()
+	stderr, _ := s.Stderr.(*os.File)
 	if f, ok := s.In.(*os.File); ok {
-		if p, release := hostPipe(f); p != nil {
+		if p, release := hostPipe(f, stderr); p != nil {
 			e.in = p
 			releases = append(releases, release)
 		}
 	}
 	if f, ok := s.Out.(*os.File); ok {
-		if p, release := hostPipe(f); p != nil {
+		if p, release := hostPipe(f, stderr); p != nil {
 			e.out = p
 			releases = append(releases, release)
 		}

@@ -7,22 +7,25 @@ import (
 )
 
 // hostPipe returns a [pipeio.File] for an end the proxy inherited when it
-// is a pipe, and the function that gives it back; nil for anything else.
+// is a pipe or a socket (what hosts written on Node hand their servers),
+// and the function that gives it back; nil for anything else.
 //
 // An inherited end is usually in blocking mode, which keeps it out of the
 // runtime's poller, and raw calls are only safe on an end the poller
-// manages. So the pipe is opened anew, non-blocking ([pipeio.Reopen]):
-// the host's own open file description, which a server writing its stderr
-// to the same pipe may share, keeps its mode. release closes the new end,
-// which also ends a read still waiting on it.
-func hostPipe(f *os.File) (p *pipeio.File, release func()) {
-	nf := pipeio.Reopen(f)
+// manages. So the end is taken into the poller ([pipeio.Poll]): a pipe
+// opened anew, the host's own open file description left as it was; a
+// socket duplicated and switched to non-blocking until release, unless it
+// is also the proxy's stderr, where the server writes its own stderr and
+// would meet a non-blocking socket. release closes the new end, which
+// also ends a read still waiting on it.
+func hostPipe(f, stderr *os.File) (p *pipeio.File, release func()) {
+	nf, release := pipeio.Poll(f, stderr)
 	if nf == nil {
 		return nil, nil
 	}
 	if p = pipeio.New(nf); p == nil {
-		nf.Close()
+		release()
 		return nil, nil
 	}
-	return p, func() { nf.Close() }
+	return p, release
 }

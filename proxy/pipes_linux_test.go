@@ -47,12 +47,27 @@ func nonblocking(tb testing.TB, f *os.File) bool {
 // relays with raw calls: the bytes still come back exactly, and the ends
 // are still blocking once the shim is done.
 func TestStdioRelaysPipesExactly(t *testing.T) {
+	inR, inW := inheritedPipe(t)
+	outR, outW := inheritedPipe(t)
+	relaysExactly(t, inR, inW, outR, outW)
+}
+
+// The same with the ends a host written on Node hands its servers,
+// connected Unix sockets.
+func TestStdioRelaysSocketsExactly(t *testing.T) {
+	inR, inW := inheritedSockets(t)
+	outR, outW := inheritedSockets(t)
+	relaysExactly(t, inR, inW, outR, outW)
+}
+
+// relaysExactly runs the shim over cat with In and Out as given, the host
+// writing inW and reading outR.
+func relaysExactly(t *testing.T, inR, inW, outR, outW *os.File) {
+	t.Helper()
 	big := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"text":"` + strings.Repeat("x", 300<<10) + `"}}`
 	input := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n" +
 		`{ "jsonrpc" : "2.0", "id" : "a\u00e9", "method":"ping" }` + "\r\n" +
 		"not json at all \x00\xff\n" + big + "\n" + `{"jsonrpc":"2.0","id":10,"method":"ping"}`
-	inR, inW := inheritedPipe(t)
-	outR, outW := inheritedPipe(t)
 	go func() {
 		io.WriteString(inW, input)
 		inW.Close()
@@ -80,6 +95,20 @@ func TestStdioRelaysPipesExactly(t *testing.T) {
 	if nonblocking(t, inR) || nonblocking(t, outW) {
 		t.Error("the host's ends were left non-blocking")
 	}
+}
+
+// inheritedSockets returns both ends of a connected Unix socket pair in
+// blocking mode, as a host written on Node hands its server stdin and
+// stdout, closed when tb ends.
+func inheritedSockets(tb testing.TB) (a, b *os.File) {
+	tb.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a, b = os.NewFile(uintptr(fds[0]), "a"), os.NewFile(uintptr(fds[1]), "b")
+	tb.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
 }
 
 // The shim relays pipes with pipeio and anything else through itself.
@@ -111,6 +140,31 @@ func TestShimEnds(t *testing.T) {
 	}
 	if nonblocking(t, outW) {
 		t.Error("stdout shared with stderr was made non-blocking")
+	}
+	e.release()
+
+	// Sockets, as hosts written on Node hand them over: relayed raw,
+	// blocking again after release; a stdout socket that is also stderr
+	// is left alone, since the server writes its stderr there itself and
+	// the socket's description would be non-blocking for it too.
+	sockIn, _ := inheritedSockets(t)
+	sockOut, _ := inheritedSockets(t)
+	s = &Stdio{In: sockIn, Out: sockOut}
+	e = s.ends(srvW, srvR)
+	_, inRaw = e.in.(*pipeio.File)
+	_, outRaw = e.out.(*pipeio.File)
+	e.release()
+	if !inRaw || !outRaw {
+		t.Errorf("socket ends relayed through %T and %T, want *pipeio.File", e.in, e.out)
+	}
+	if nonblocking(t, sockIn) || nonblocking(t, sockOut) {
+		t.Error("release left the host's sockets non-blocking")
+	}
+	s = &Stdio{In: sockIn, Out: sockOut, Stderr: sockOut}
+	e = s.ends(srvW, srvR)
+	_, outRaw = e.out.(*pipeio.File)
+	if outRaw || nonblocking(t, sockOut) {
+		t.Error("a stdout socket shared with stderr was made non-blocking")
 	}
 	e.release()
 

@@ -10,4 +10,4 @@ import (
 
 // hostPipe returns nil: raw pipe I/O is Linux's, and elsewhere the shim
 // relays the host's ends through their own os.File.
-func hostPipe(*os.File) (*pipeio.File, func()) { return nil, nil }
+func hostPipe(_, _ *os.File) (*pipeio.File, func()) { return nil, nil }

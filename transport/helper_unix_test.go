@@ -40,7 +40,8 @@ func runHelper(mode string) int {
 	}
 	// Stdin through the poller, as mcpctl's test servers read it
 	// (pipeio.Reopen says why).
-	stdin := pipeio.Stdin()
+	stdin, restore := pipeio.Stdin()
+	defer restore()
 	drainStdin := func() { io.Copy(io.Discard, stdin) }
 	sleepForever := func() {
 		for {

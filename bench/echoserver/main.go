@@ -34,7 +34,9 @@ func main() {
 		})
 	var t mcp.Transport = &mcp.StdioTransport{}
 	if *poll {
-		t = &mcp.IOTransport{Reader: pipeio.Stdin(), Writer: os.Stdout}
+		stdin, restore := pipeio.Stdin()
+		defer restore()
+		t = &mcp.IOTransport{Reader: stdin, Writer: os.Stdout}
 	}
 	if err := s.Run(context.Background(), t); err != nil {
 		fmt.Fprintln(os.Stderr, "echoserver:", err)

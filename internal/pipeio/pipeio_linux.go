@@ -165,11 +165,108 @@ func Reopen(f *os.File) *os.File {
 	return os.NewFile(uintptr(fd), f.Name())
 }
 
-// Stdin returns the process's standard input: [Reopen]ed when it is a
-// pipe, os.Stdin otherwise. Call it once; each call opens a new file.
-func Stdin() *os.File {
-	if f := Reopen(os.Stdin); f != nil {
-		return f
+// Poll returns a file on the pipe or socket f is an end of, in the
+// runtime's poller, and release, which closes it and puts back what Poll
+// changed; nil and nil for anything else (a terminal, a regular file), or
+// when it cannot. Closing the new file ends a read still waiting on it.
+//
+// A pipe is [Reopen]ed: f's open file description is left as it is. A
+// socket cannot be opened anew (hosts written on Node, Claude's and the
+// editors' among them, give their servers sockets, not pipes): f is
+// duplicated and the description the two share set non-blocking, which
+// whoever else holds that description sees until release puts it back.
+// So a socket that is also one of avoid (a host that gave stdout and
+// stderr one socket, where a server writes its stderr) is declined.
+func Poll(f *os.File, avoid ...*os.File) (*os.File, func()) {
+	nf, restore := poll(f, avoid)
+	if nf == nil {
+		return nil, nil
 	}
-	return os.Stdin
+	return nf, func() {
+		nf.Close()
+		restore()
+	}
+}
+
+// poll is [Poll] whose restore only puts f's description back in blocking
+// mode, leaving the new file open.
+func poll(f *os.File, avoid []*os.File) (*os.File, func()) {
+	if nf := Reopen(f); nf != nil {
+		return nf, func() {}
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, nil
+	}
+	dup, setNonblock := -1, false
+	if err := rc.Control(func(fd uintptr) {
+		var st syscall.Stat_t
+		if syscall.Fstat(int(fd), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK || isAny(&st, avoid) {
+			return
+		}
+		flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+		if errno != 0 {
+			return
+		}
+		d, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_DUPFD_CLOEXEC, 0)
+		if errno != 0 {
+			return
+		}
+		if flags&syscall.O_NONBLOCK == 0 {
+			if _, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, d, syscall.F_SETFL, flags|syscall.O_NONBLOCK); errno != 0 {
+				syscall.Close(int(d))
+				return
+			}
+			setNonblock = true
+		}
+		dup = int(d)
+	}); err != nil || dup < 0 {
+		return nil, nil
+	}
+	nf := os.NewFile(uintptr(dup), f.Name())
+	return nf, func() {
+		if setNonblock {
+			rc.Control(func(fd uintptr) {
+				flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+				if errno == 0 {
+					syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_SETFL, flags&^syscall.O_NONBLOCK)
+				}
+			})
+		}
+	}
+}
+
+// isAny reports whether st describes the same file as one of files.
+func isAny(st *syscall.Stat_t, files []*os.File) bool {
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		var other syscall.Stat_t
+		rc, err := f.SyscallConn()
+		if err != nil {
+			continue
+		}
+		same := false
+		rc.Control(func(fd uintptr) {
+			same = syscall.Fstat(int(fd), &other) == nil && other.Dev == st.Dev && other.Ino == st.Ino
+		})
+		if same {
+			return true
+		}
+	}
+	return false
+}
+
+// Stdin returns the process's standard input in the poller when it is a
+// pipe or a socket ([Poll]; one that is also stdout or stderr is left
+// alone), os.Stdin otherwise, and restore, which puts a socket's
+// description back in blocking mode for whoever shares it, to be called as
+// the process ends. The file stays open, so that nothing still reading it
+// then sees it closed. Each call makes a new file.
+func Stdin() (f *os.File, restore func()) {
+	if f, restore := poll(os.Stdin, []*os.File{os.Stdout, os.Stderr}); f != nil {
+		return f, restore
+	}
+	return os.Stdin, func() {}
 }

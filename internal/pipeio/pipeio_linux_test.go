@@ -259,3 +259,87 @@ func TestReopenDeclinesWhatIsNoPipe(t *testing.T) {
 		t.Error("Reopen reopened a regular file, whose offset the new description would not share")
 	}
 }
+
+// inheritedSockets returns both ends of a connected Unix socket pair in
+// blocking mode, as a host written on Node hands its server stdin and
+// stdout, closed when the test ends.
+func inheritedSockets(t *testing.T) (a, b *os.File) {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b = os.NewFile(uintptr(fds[0]), "a"), os.NewFile(uintptr(fds[1]), "b")
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
+}
+
+// A pipe is reopened: its description is never switched.
+func TestPollPipe(t *testing.T) {
+	r, w := inheritedPipe(t)
+	nr, release := Poll(r)
+	if nr == nil {
+		t.Fatal("Poll declined a pipe")
+	}
+	defer release()
+	if nonblocking(t, r) {
+		t.Error("Poll switched the pipe's own description to non-blocking")
+	}
+	w.Write([]byte("p"))
+	w.Close()
+	if got, err := io.ReadAll(nr); err != nil || string(got) != "p" {
+		t.Fatalf("read %q, %v; want %q", got, err, "p")
+	}
+}
+
+// A socket is duplicated into the poller, its shared description
+// non-blocking until release, which puts it back.
+func TestPollSocket(t *testing.T) {
+	a, b := inheritedSockets(t)
+	na, release := Poll(a)
+	if na == nil {
+		t.Fatal("Poll declined a socket")
+	}
+	if err := na.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
+		t.Fatalf("the socket's new file refuses a deadline (%v): it is not in the poller", err)
+	}
+	if _, err := na.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read of a quiet socket past its deadline: %v, want a deadline error", err)
+	}
+	na.SetReadDeadline(time.Time{})
+	if p := New(na); p == nil {
+		t.Error("New refused the socket's new file")
+	}
+	go func() {
+		b.Write([]byte("over the socket"))
+		b.Close()
+	}()
+	if got, err := io.ReadAll(na); err != nil || string(got) != "over the socket" {
+		t.Fatalf("read %q, %v; want %q", got, err, "over the socket")
+	}
+	release()
+	if nonblocking(t, a) {
+		t.Error("release left the socket non-blocking")
+	}
+	if _, err := na.Read(make([]byte, 1)); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("read after release: %v, want os.ErrClosed", err)
+	}
+}
+
+// A socket that is also one of avoid is left as it is: another writer
+// (a server writing its stderr there) could meet EAGAIN.
+func TestPollAvoidsASharedSocket(t *testing.T) {
+	a, _ := inheritedSockets(t)
+	other, _ := inheritedSockets(t)
+	if na, _ := Poll(a, other, a); na != nil {
+		t.Error("Poll took a socket it was told to avoid")
+	}
+	if nonblocking(t, a) {
+		t.Error("Poll switched a socket it declined")
+	}
+	na, release := Poll(a, other, nil)
+	if na == nil {
+		t.Fatal("Poll declined a socket that is not among avoid")
+	}
+	release()
+}

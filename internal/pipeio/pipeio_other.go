@@ -16,5 +16,8 @@ func New(*os.File) *File { return nil }
 // Reopen returns nil: the caller reads and writes f itself.
 func Reopen(*os.File) *os.File { return nil }
 
+// Poll returns nil: the caller reads and writes f itself.
+func Poll(*os.File, ...*os.File) (*os.File, func()) { return nil, nil }
+
 // Stdin returns os.Stdin.
-func Stdin() *os.File { return os.Stdin }
+func Stdin() (*os.File, func()) { return os.Stdin, func() {} }

@@ -189,7 +189,9 @@ func Main() int {
 	// Stdin through the poller: a Go 1.26 process waiting in a blocking
 	// read can stall for a minute (pipeio.Reopen says why), and a test
 	// server's client waits for every answer.
-	return run(context.Background(), os.Args[1:], pipeio.Stdin(), os.Stdout, os.Stderr)
+	stdin, restore := pipeio.Stdin()
+	defer restore()
+	return run(context.Background(), os.Args[1:], stdin, os.Stdout, os.Stderr)
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
