@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"os"
+	"time"
 
 	"github.com/mcpctl/mcpctl/internal/pipeio"
 )
@@ -18,7 +19,14 @@ import (
 // is also the proxy's stderr, where the server writes its own stderr and
 // would meet a non-blocking socket. release closes the new end, which
 // also ends a read still waiting on it.
+//
+// An end already in the poller (the stdin mcpctl's streams opened anew) is
+// used as it is; it is not the proxy's to close, so release ends a read or
+// write still waiting on it with a deadline in the past.
 func hostPipe(f, stderr *os.File) (p *pipeio.File, release func()) {
+	if p := pipeio.New(f); p != nil {
+		return p, func() { f.SetDeadline(time.Unix(1, 0)) }
+	}
 	nf, release := pipeio.Poll(f, stderr)
 	if nf == nil {
 		return nil, nil

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"slices"
@@ -167,6 +168,37 @@ func TestShimEnds(t *testing.T) {
 		t.Error("a stdout socket shared with stderr was made non-blocking")
 	}
 	e.release()
+
+	// An end already in the poller, as mcpctl's streams hand the shim its
+	// stdin: relayed raw as it is, left open by release, and a read still
+	// waiting on it ended then.
+	polled := pipeio.Reopen(inR)
+	if polled == nil {
+		t.Fatal("pipeio.Reopen declined a pipe")
+	}
+	defer polled.Close()
+	s = &Stdio{In: polled, Out: outW}
+	e = s.ends(srvW, srvR)
+	if _, inRaw = e.in.(*pipeio.File); !inRaw {
+		t.Errorf("an end in the poller relayed through %T, want *pipeio.File", e.in)
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, err := e.in.Read(make([]byte, 1))
+		read <- err
+	}()
+	e.release()
+	select {
+	case err := <-read:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("a read waiting on the host's end ended with %v, want a deadline passed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a read waiting on the host's end went on after release")
+	}
+	if _, err := polled.Stat(); err != nil {
+		t.Errorf("release closed an end the shim did not open: %v", err)
+	}
 
 	file, err := os.CreateTemp(t.TempDir(), "in")
 	if err != nil {

@@ -144,25 +144,31 @@ func Reopen(f *os.File) *os.File {
 	fd := -1
 	if err := rc.Control(func(d uintptr) {
 		var st syscall.Stat_t
-		if syscall.Fstat(int(d), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
-			return
-		}
-		flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, d, syscall.F_GETFL, 0)
-		if errno != 0 {
-			return
-		}
-		// O_NONBLOCK: opening a pipe's read end never waits for a writer,
-		// and opening its write end with no reader left fails at once.
-		mode := int(flags)&syscall.O_ACCMODE | syscall.O_NONBLOCK | syscall.O_CLOEXEC
-		nfd, err := syscall.Open("/proc/self/fd/"+strconv.Itoa(int(d)), mode, 0)
-		if err == nil {
-			fd = nfd
+		if syscall.Fstat(int(d), &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFIFO {
+			fd = reopenFD(d)
 		}
 	}); err != nil || fd < 0 {
 		return nil
 	}
 	// A non-blocking descriptor given to NewFile joins the poller.
 	return os.NewFile(uintptr(fd), f.Name())
+}
+
+// reopenFD opens the pipe d is an end of anew, non-blocking, in d's access
+// mode; -1 when it cannot.
+func reopenFD(d uintptr) int {
+	flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, d, syscall.F_GETFL, 0)
+	if errno != 0 {
+		return -1
+	}
+	// O_NONBLOCK: opening a pipe's read end never waits for a writer,
+	// and opening its write end with no reader left fails at once.
+	mode := int(flags)&syscall.O_ACCMODE | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+	fd, err := syscall.Open("/proc/self/fd/"+strconv.Itoa(int(d)), mode, 0)
+	if err != nil {
+		return -1
+	}
+	return fd
 }
 
 // Poll returns a file on the pipe or socket f is an end of, in the
@@ -191,49 +197,60 @@ func Poll(f *os.File, avoid ...*os.File) (*os.File, func()) {
 // poll is [Poll] whose restore only puts f's description back in blocking
 // mode, leaving the new file open.
 func poll(f *os.File, avoid []*os.File) (*os.File, func()) {
-	if nf := Reopen(f); nf != nil {
-		return nf, func() {}
-	}
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return nil, nil
 	}
-	dup, setNonblock := -1, false
-	if err := rc.Control(func(fd uintptr) {
+	fd, setNonblock := -1, false
+	if err := rc.Control(func(d uintptr) {
 		var st syscall.Stat_t
-		if syscall.Fstat(int(fd), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK || isAny(&st, avoid) {
+		if syscall.Fstat(int(d), &st) != nil {
 			return
 		}
-		flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-		if errno != 0 {
-			return
-		}
-		d, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_DUPFD_CLOEXEC, 0)
-		if errno != 0 {
-			return
-		}
-		if flags&syscall.O_NONBLOCK == 0 {
-			if _, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, d, syscall.F_SETFL, flags|syscall.O_NONBLOCK); errno != 0 {
-				syscall.Close(int(d))
-				return
+		switch st.Mode & syscall.S_IFMT {
+		case syscall.S_IFIFO:
+			fd = reopenFD(d)
+		case syscall.S_IFSOCK:
+			if !isAny(&st, avoid) {
+				fd, setNonblock = dupNonblock(d)
 			}
-			setNonblock = true
 		}
-		dup = int(d)
-	}); err != nil || dup < 0 {
+	}); err != nil || fd < 0 {
 		return nil, nil
 	}
-	nf := os.NewFile(uintptr(dup), f.Name())
+	nf := os.NewFile(uintptr(fd), f.Name())
 	return nf, func() {
 		if setNonblock {
-			rc.Control(func(fd uintptr) {
-				flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+			rc.Control(func(d uintptr) {
+				flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, d, syscall.F_GETFL, 0)
 				if errno == 0 {
-					syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_SETFL, flags&^syscall.O_NONBLOCK)
+					syscall.RawSyscall(syscall.SYS_FCNTL, d, syscall.F_SETFL, flags&^syscall.O_NONBLOCK)
 				}
 			})
 		}
 	}
+}
+
+// dupNonblock duplicates the socket d and sets the description the two
+// share non-blocking; it returns the new descriptor (-1 when it cannot)
+// and whether it changed the mode, which the caller puts back.
+func dupNonblock(d uintptr) (fd int, setNonblock bool) {
+	flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, d, syscall.F_GETFL, 0)
+	if errno != 0 {
+		return -1, false
+	}
+	nd, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, d, syscall.F_DUPFD_CLOEXEC, 0)
+	if errno != 0 {
+		return -1, false
+	}
+	if flags&syscall.O_NONBLOCK == 0 {
+		if _, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, nd, syscall.F_SETFL, flags|syscall.O_NONBLOCK); errno != 0 {
+			syscall.Close(int(nd))
+			return -1, false
+		}
+		setNonblock = true
+	}
+	return int(nd), setNonblock
 }
 
 // isAny reports whether st describes the same file as one of files.
