@@ -8,56 +8,28 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpctl/mcpctl/internal/pipeio"
+	"github.com/mcpctl/mcpctl/internal/pipeio/pipeiotest"
 )
-
-// inheritedPipe returns both ends of a pipe in blocking mode, opened as a
-// process's inherited stdin and stdout are (outside the runtime's poller),
-// closed when tb ends.
-func inheritedPipe(tb testing.TB) (r, w *os.File) {
-	tb.Helper()
-	var fds [2]int
-	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
-		tb.Fatal(err)
-	}
-	r, w = os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
-	tb.Cleanup(func() { r.Close(); w.Close() })
-	return r, w
-}
-
-// nonblocking reports whether f's open file description is non-blocking.
-func nonblocking(tb testing.TB, f *os.File) bool {
-	tb.Helper()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var flags uintptr
-	rc.Control(func(fd uintptr) {
-		flags, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-	})
-	return flags&syscall.O_NONBLOCK != 0
-}
 
 // TestStdioRelaysPipesExactly is TestStdioRelaysBytesExactly with the
 // host's ends as a host hands them over, blocking pipes, which the shim
 // relays with raw calls: the bytes still come back exactly, and the ends
 // are still blocking once the shim is done.
 func TestStdioRelaysPipesExactly(t *testing.T) {
-	inR, inW := inheritedPipe(t)
-	outR, outW := inheritedPipe(t)
+	inR, inW := pipeiotest.InheritedPipe(t)
+	outR, outW := pipeiotest.InheritedPipe(t)
 	relaysExactly(t, inR, inW, outR, outW)
 }
 
 // The same with the ends a host written on Node hands its servers,
 // connected Unix sockets.
 func TestStdioRelaysSocketsExactly(t *testing.T) {
-	inR, inW := inheritedSockets(t)
-	outR, outW := inheritedSockets(t)
+	inR, inW := pipeiotest.InheritedSockets(t)
+	outR, outW := pipeiotest.InheritedSockets(t)
 	relaysExactly(t, inR, inW, outR, outW)
 }
 
@@ -93,35 +65,21 @@ func relaysExactly(t *testing.T, inR, inW, outR, outW *os.File) {
 	if n := len(rec.frames); n != 10 {
 		t.Errorf("%d frames seen, want 5 each way", n)
 	}
-	if nonblocking(t, inR) || nonblocking(t, outW) {
+	if pipeiotest.Nonblocking(t, inR) || pipeiotest.Nonblocking(t, outW) {
 		t.Error("the host's ends were left non-blocking")
 	}
 }
 
-// inheritedSockets returns both ends of a connected Unix socket pair in
-// blocking mode, as a host written on Node hands its server stdin and
-// stdout, closed when tb ends.
-func inheritedSockets(tb testing.TB) (a, b *os.File) {
-	tb.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	a, b = os.NewFile(uintptr(fds[0]), "a"), os.NewFile(uintptr(fds[1]), "b")
-	tb.Cleanup(func() { a.Close(); b.Close() })
-	return a, b
-}
-
 // The shim relays pipes with pipeio and anything else through itself.
 func TestShimEnds(t *testing.T) {
-	inR, _ := inheritedPipe(t)
-	_, outW := inheritedPipe(t)
-	srvR, srvW := inheritedPipe(t)
+	inR, _ := pipeiotest.InheritedPipe(t)
+	_, outW := pipeiotest.InheritedPipe(t)
+	srvR, srvW := pipeiotest.InheritedPipe(t)
 	s := &Stdio{In: inR, Out: outW}
 	e := s.ends(srvW, srvR)
 	_, inRaw := e.in.(*pipeio.File)
 	_, outRaw := e.out.(*pipeio.File)
-	if nonblocking(t, inR) || nonblocking(t, outW) {
+	if pipeiotest.Nonblocking(t, inR) || pipeiotest.Nonblocking(t, outW) {
 		t.Error("the host's ends were made non-blocking")
 	}
 	e.release()
@@ -139,7 +97,7 @@ func TestShimEnds(t *testing.T) {
 	if !outRaw {
 		t.Errorf("stdout shared with stderr relayed through %T, want *pipeio.File", e.out)
 	}
-	if nonblocking(t, outW) {
+	if pipeiotest.Nonblocking(t, outW) {
 		t.Error("stdout shared with stderr was made non-blocking")
 	}
 	e.release()
@@ -148,8 +106,8 @@ func TestShimEnds(t *testing.T) {
 	// blocking again after release; a stdout socket that is also stderr
 	// is left alone, since the server writes its stderr there itself and
 	// the socket's description would be non-blocking for it too.
-	sockIn, _ := inheritedSockets(t)
-	sockOut, _ := inheritedSockets(t)
+	sockIn, _ := pipeiotest.InheritedSockets(t)
+	sockOut, _ := pipeiotest.InheritedSockets(t)
 	s = &Stdio{In: sockIn, Out: sockOut}
 	e = s.ends(srvW, srvR)
 	_, inRaw = e.in.(*pipeio.File)
@@ -158,13 +116,13 @@ func TestShimEnds(t *testing.T) {
 	if !inRaw || !outRaw {
 		t.Errorf("socket ends relayed through %T and %T, want *pipeio.File", e.in, e.out)
 	}
-	if nonblocking(t, sockIn) || nonblocking(t, sockOut) {
+	if pipeiotest.Nonblocking(t, sockIn) || pipeiotest.Nonblocking(t, sockOut) {
 		t.Error("release left the host's sockets non-blocking")
 	}
 	s = &Stdio{In: sockIn, Out: sockOut, Stderr: sockOut}
 	e = s.ends(srvW, srvR)
 	_, outRaw = e.out.(*pipeio.File)
-	if outRaw || nonblocking(t, sockOut) {
+	if outRaw || pipeiotest.Nonblocking(t, sockOut) {
 		t.Error("a stdout socket shared with stderr was made non-blocking")
 	}
 	e.release()
@@ -287,8 +245,8 @@ func (discard) Event(Event) {}
 // The shim is stopped when b ends.
 func startShim(b *testing.B, plain bool) func() {
 	b.Helper()
-	inR, inW := inheritedPipe(b)
-	outR, outW := inheritedPipe(b)
+	inR, inW := pipeiotest.InheritedPipe(b)
+	outR, outW := pipeiotest.InheritedPipe(b)
 	tap := NewTap(discard{}, 0, 0)
 	s := &Stdio{Args: []string{"cat"}, In: inR, Out: outW, Stderr: io.Discard, Tap: tap, plainPipes: plain}
 	done := make(chan error, 1)

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpctl/mcpctl/internal/pipeio/pipeiotest"
 )
 
 // pipePair returns both ends of a new pipe, wrapped as Files, closed when
@@ -131,34 +133,6 @@ func TestNewRefusesBlockingFiles(t *testing.T) {
 // pipeSize is a pipe's default capacity.
 const pipeSize = 64 << 10
 
-// inheritedPipe returns both ends of a pipe in blocking mode, as a process
-// inherits its stdin and stdout (outside the runtime's poller), closed
-// when the test ends.
-func inheritedPipe(t *testing.T) (r, w *os.File) {
-	t.Helper()
-	var fds [2]int
-	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
-		t.Fatal(err)
-	}
-	r, w = os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
-	t.Cleanup(func() { r.Close(); w.Close() })
-	return r, w
-}
-
-// nonblocking reports whether f's open file description is non-blocking.
-func nonblocking(t *testing.T, f *os.File) bool {
-	t.Helper()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flags uintptr
-	rc.Control(func(fd uintptr) {
-		flags, _, _ = syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-	})
-	return flags&syscall.O_NONBLOCK != 0
-}
-
 // reopen is Reopen that fails the test when it declines f.
 func reopen(t *testing.T, f *os.File) *os.File {
 	t.Helper()
@@ -174,7 +148,7 @@ func reopen(t *testing.T, f *os.File) *os.File {
 // not on a blocking file), reads what the pipe carries to its end, and
 // leaves the original end's description as it was.
 func TestReopenReadEnd(t *testing.T) {
-	r, w := inheritedPipe(t)
+	r, w := pipeiotest.InheritedPipe(t)
 	nr := reopen(t, r)
 	if err := nr.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
 		t.Fatalf("the reopened end refuses a deadline (%v): it is not in the poller", err)
@@ -183,7 +157,7 @@ func TestReopenReadEnd(t *testing.T) {
 		t.Fatalf("read of an empty pipe past its deadline: %v, want a deadline error", err)
 	}
 	nr.SetReadDeadline(time.Time{})
-	if nonblocking(t, r) {
+	if pipeiotest.Nonblocking(t, r) {
 		t.Error("Reopen made the original end non-blocking")
 	}
 	if nr.Name() != r.Name() {
@@ -203,7 +177,7 @@ func TestReopenReadEnd(t *testing.T) {
 // for a writer, as opening a named pipe for reading would, and reads the
 // end of the stream.
 func TestReopenAfterTheWriterIsGone(t *testing.T) {
-	r, w := inheritedPipe(t)
+	r, w := pipeiotest.InheritedPipe(t)
 	w.Write([]byte("last"))
 	w.Close()
 	got, err := io.ReadAll(reopen(t, r))
@@ -213,12 +187,12 @@ func TestReopenAfterTheWriterIsGone(t *testing.T) {
 }
 
 func TestReopenWriteEnd(t *testing.T) {
-	r, w := inheritedPipe(t)
+	r, w := pipeiotest.InheritedPipe(t)
 	nw := reopen(t, w)
 	if _, err := nw.Write([]byte("out")); err != nil {
 		t.Fatal(err)
 	}
-	if nonblocking(t, w) {
+	if pipeiotest.Nonblocking(t, w) {
 		t.Error("Reopen made the original end non-blocking")
 	}
 	// Both writers must close before the reader sees the end.
@@ -232,7 +206,7 @@ func TestReopenWriteEnd(t *testing.T) {
 // Closing the reopened end ends a read waiting on it and leaves the
 // original open.
 func TestReopenCloseEndsARead(t *testing.T) {
-	r, _ := inheritedPipe(t)
+	r, _ := pipeiotest.InheritedPipe(t)
 	nr := reopen(t, r)
 	done := make(chan error, 1)
 	go func() {
@@ -260,29 +234,15 @@ func TestReopenDeclinesWhatIsNoPipe(t *testing.T) {
 	}
 }
 
-// inheritedSockets returns both ends of a connected Unix socket pair in
-// blocking mode, as a host written on Node hands its server stdin and
-// stdout, closed when the test ends.
-func inheritedSockets(t *testing.T) (a, b *os.File) {
-	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b = os.NewFile(uintptr(fds[0]), "a"), os.NewFile(uintptr(fds[1]), "b")
-	t.Cleanup(func() { a.Close(); b.Close() })
-	return a, b
-}
-
 // A pipe is reopened: its description is never switched.
 func TestPollPipe(t *testing.T) {
-	r, w := inheritedPipe(t)
+	r, w := pipeiotest.InheritedPipe(t)
 	nr, release := Poll(r)
 	if nr == nil {
 		t.Fatal("Poll declined a pipe")
 	}
 	defer release()
-	if nonblocking(t, r) {
+	if pipeiotest.Nonblocking(t, r) {
 		t.Error("Poll switched the pipe's own description to non-blocking")
 	}
 	w.Write([]byte("p"))
@@ -295,7 +255,7 @@ func TestPollPipe(t *testing.T) {
 // A socket is duplicated into the poller, its shared description
 // non-blocking until release, which puts it back.
 func TestPollSocket(t *testing.T) {
-	a, b := inheritedSockets(t)
+	a, b := pipeiotest.InheritedSockets(t)
 	na, release := Poll(a)
 	if na == nil {
 		t.Fatal("Poll declined a socket")
@@ -318,7 +278,7 @@ func TestPollSocket(t *testing.T) {
 		t.Fatalf("read %q, %v; want %q", got, err, "over the socket")
 	}
 	release()
-	if nonblocking(t, a) {
+	if pipeiotest.Nonblocking(t, a) {
 		t.Error("release left the socket non-blocking")
 	}
 	if _, err := na.Read(make([]byte, 1)); !errors.Is(err, os.ErrClosed) {
@@ -329,12 +289,12 @@ func TestPollSocket(t *testing.T) {
 // A socket that is also one of avoid is left as it is: another writer
 // (a server writing its stderr there) could meet EAGAIN.
 func TestPollAvoidsASharedSocket(t *testing.T) {
-	a, _ := inheritedSockets(t)
-	other, _ := inheritedSockets(t)
+	a, _ := pipeiotest.InheritedSockets(t)
+	other, _ := pipeiotest.InheritedSockets(t)
 	if na, _ := Poll(a, other, a); na != nil {
 		t.Error("Poll took a socket it was told to avoid")
 	}
-	if nonblocking(t, a) {
+	if pipeiotest.Nonblocking(t, a) {
 		t.Error("Poll switched a socket it declined")
 	}
 	na, release := Poll(a, other, nil)
