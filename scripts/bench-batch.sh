@@ -21,6 +21,10 @@
 # its distance to the C client is what the design costs before mcpctl does
 # anything.
 #
+# bench/sdkclient, the official Go SDK's client making the same calls
+# (a read loop handing each answer to the caller, as mcpctl's client does),
+# runs too: what a Go program built on the SDK pays for the same work.
+#
 # The programs run in turn, the order rotating each round (internal/
 # startupfloor/paired), so a change in the machine's load hits all alike.
 # Read "median of paired wall ratios": the goal is at most 1.20.
@@ -41,6 +45,7 @@ go build -trimpath -o "$dir/mcpctl" .
 go build -trimpath -o "$dir/echoserver" ./bench/echoserver
 go build -trimpath -o "$dir/echofloor" ./bench/echofloor
 go build -trimpath -tags libs -o "$dir/echofloor+libs" ./bench/echofloor
+go build -trimpath -o "$dir/sdkclient" ./bench/sdkclient
 go build -o "$dir/paired" ./internal/startupfloor/paired
 cc -O2 -o "$dir/echoclient" bench/echoclient.c
 for i in $(seq "$calls"); do
@@ -50,10 +55,11 @@ done >"$dir/calls.ndjson"
 export XDG_STATE_HOME="$dir/state"
 "$dir/mcpctl" call --batch "$dir/calls.ndjson" --server-stderr quiet -- "$dir/echoserver" | tail -n 1
 
-echo "$calls sequential echo calls, $rounds rounds; A = mcpctl --era legacy, B = C client, C = Go floor, D = mcpctl (--era auto), E = Go floor linking the design's libraries"
-"$dir/paired" -n "$rounds" -warmup 2 -pair E/B \
+echo "$calls sequential echo calls, $rounds rounds; A = mcpctl --era legacy, B = C client, C = Go floor, D = mcpctl (--era auto), E = Go floor linking the design's libraries, F = the Go SDK's client"
+"$dir/paired" -n "$rounds" -warmup 2 -pair E/B -pair A/F -pair D/F \
 	"$dir/mcpctl call --era legacy --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver" \
 	"$dir/echoclient $calls $dir/echoserver" \
 	"$dir/echofloor $calls $dir/echoserver" \
 	"$dir/mcpctl call --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver" \
-	"$dir/echofloor+libs $calls $dir/echoserver"
+	"$dir/echofloor+libs $calls $dir/echoserver" \
+	"$dir/sdkclient $calls $dir/echoserver"
