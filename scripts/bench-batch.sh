@@ -56,7 +56,7 @@ export XDG_STATE_HOME="$dir/state"
 "$dir/mcpctl" call --batch "$dir/calls.ndjson" --server-stderr quiet -- "$dir/echoserver" | tail -n 1
 
 echo "$calls sequential echo calls, $rounds rounds; A = mcpctl --era legacy, B = C client, C = Go floor, D = mcpctl (--era auto), E = Go floor linking the design's libraries, F = the Go SDK's client"
-"$dir/paired" -n "$rounds" -warmup 2 -pair E/B -pair A/F -pair D/F \
+"$dir/paired" -n "$rounds" -warmup 2 -pair E/B -pair D/F \
 	"$dir/mcpctl call --era legacy --batch $dir/calls.ndjson --server-stderr quiet -- $dir/echoserver" \
 	"$dir/echoclient $calls $dir/echoserver" \
 	"$dir/echofloor $calls $dir/echoserver" \
